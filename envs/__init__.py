@@ -1,0 +1,20 @@
+"""BoardZoo environments: every game as a PettingZoo env through one generic adapter.
+
+    from boardzoo.envs import downforce_v0
+    env = downforce_v0.env(num_players=4, render_mode="ansi")
+
+or ``boardzoo.envs.make("downforce_v0", num_players=4)``; ``boardzoo.envs.names()`` lists the ids.
+"""
+from __future__ import annotations
+
+from .core.game import CHANCE, TERMINAL, BoardZooError, ConfigError, IllegalActionError
+from .core.registry import game_class, make, make_game, names, register
+
+register("hidden_castle_v0", "boardzoo.envs.hidden_castle.rules:HiddenCastleGame")
+register("downforce_v0", "boardzoo.envs.downforce.rules:DownforceGame")
+register("hydropolis_v0", "boardzoo.envs.hydropolis.rules:HydropolisGame")
+register("voll_verplant_v0", "boardzoo.envs.voll_verplant.rules:VollVerplantGame")
+register("get_on_board_v0", "boardzoo.envs.get_on_board.rules:GetOnBoardGame")
+
+__all__ = ["CHANCE", "TERMINAL", "BoardZooError", "ConfigError", "IllegalActionError",
+           "game_class", "make", "make_game", "names", "register"]

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Set up BoardZoo in ./.venv: CPU PyTorch first (so the torch>=2.3 range in pyproject is already
+# met and no CUDA build is pulled), then the package in editable mode with every extra.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
+if ! .venv/bin/python -c "import torch" >/dev/null 2>&1; then
+  .venv/bin/python -m pip install -q "torch==2.13.0" 2>/dev/null \
+    || .venv/bin/python -m pip install -q "torch>=2.3" --index-url https://download.pytorch.org/whl/cpu
+fi
+.venv/bin/python -m pip install -q -e ".[dev]" 2>&1 | grep -v "^WARNING: Location" || true
+.venv/bin/python -c "import boardzoo.envs, torch; print('boardzoo ready:', ', '.join(boardzoo.envs.names()), '| torch', torch.__version__)"
