@@ -159,3 +159,39 @@ def test_registry_errors():
     from boardzoo.envs import make
     with pytest.raises(ConfigError, match="unknown env id"):
         make("chess_v9")
+
+
+def test_random_bot_uses_mask_only():
+    bot = RandomBot(0)
+    mask = np.zeros(10, np.int8)
+    mask[[2, 7]] = 1
+    picks = {bot.act({"observation": None, "action_mask": mask}) for _ in range(50)}
+    assert picks == {2, 7}
+    with pytest.raises(ValueError, match="no legal action"):
+        bot.act({"action_mask": np.zeros(3, np.int8)})
+
+
+def test_heuristic_bot_sees_only_a_resampled_state():
+    from boardzoo.envs.core.bots import HeuristicBot, choose
+    game = ToyGame()
+    st = game.new_initial_state(2)
+    rng = np.random.default_rng(0)
+    while st.is_chance_node():
+        st.apply_action(st.sample_chance(rng))
+    seen = []
+    bot = HeuristicBot(lambda s, p, r: seen.append(s) or 0)
+    for i in range(20):
+        choose(bot, st, 0, np.random.default_rng(i))
+    assert all(s is not st and s.cards[0] == st.cards[0] for s in seen)
+    assert len({s.cards[1] for s in seen}) > 1  # the other hand was re-dealt
+    with pytest.raises(TypeError, match="act_state"):
+        bot.act({"action_mask": st.legal_mask()})
+
+
+def test_replay_rejects_other_version(monkeypatch):
+    from boardzoo.envs.core import registry
+    from boardzoo.envs.core.records import replay
+    monkeypatch.setitem(registry._ENTRIES, "toy_v0", "toy:ToyGame")
+    rec = {"env_id": "toy_v0", "version": 3, "options": {}, "num_players": 2, "actions": []}
+    with pytest.raises(ConfigError, match="version 3"):
+        list(replay(rec))
