@@ -31,8 +31,8 @@ def test_wheel_maps_folders_onto_boardzoo_namespace(wheel_files):
 def test_wheel_carries_every_game_with_its_data(wheel_files):
     for game_dir in sorted(p for p in (ROOT / "envs").iterdir() if (p / "__init__.py").exists() and p.name != "core"):
         assert f"boardzoo/envs/{game_dir.name}/__init__.py" in wheel_files
-        for data in game_dir.glob("*.json"):
-            assert f"boardzoo/envs/{game_dir.name}/{data.name}" in wheel_files
+        for data in game_dir.rglob("*.json"):
+            assert f"boardzoo/envs/{game_dir.name}/{data.relative_to(game_dir).as_posix()}" in wheel_files
         if (game_dir / "RULES.md").exists():
             assert f"boardzoo/envs/{game_dir.name}/RULES.md" in wheel_files
 
