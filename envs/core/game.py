@@ -99,6 +99,7 @@ class Game:
     default_players: ClassVar[int] = 2    # the game's standard count (training, tournaments)
     options_spec: ClassVar[dict[str, Option]] = {}
     score_scale: ClassVar[float] = 1.0    # rewards: score * score_scale (solo and reward="score")
+    lower_score_wins: ClassVar[bool] = False  # scores are penalties (fewest points win)
     simultaneous: ClassVar[bool] = False  # offers parallel_env() (secret simultaneous commits)
     conformance_options: ClassVar[list[dict]] = [{}]  # option sets the conformance suite covers
 
@@ -182,7 +183,7 @@ class State:
     def winners(self) -> list[int]:
         """Seats that win after the game's own tie-breaks (several only on a shared win)."""
         s = self.scores()
-        best = max(s)
+        best = min(s) if self.game.lower_score_wins else max(s)
         return [i for i, v in enumerate(s) if v == best]
 
     def phase(self) -> str:
@@ -275,7 +276,7 @@ class State:
         """Win-based returns (DESIGN.md): +1 sole winner, 0 each seat tied for first, -1 others;
         in a one-player game the final score times ``game.score_scale``."""
         if self.num_players == 1:
-            return [float(self.scores()[0]) * self.game.score_scale]
+            return self.score_returns()
         w = self.winners()
         out = [-1.0] * self.num_players
         for s in w:
@@ -283,13 +284,15 @@ class State:
         return out
 
     def score_returns(self) -> list[float]:
-        """``reward="score"``: own score minus the mean of the others', times score_scale."""
+        """``reward="score"``: own score minus the mean of the others', times score_scale
+        (negated when ``game.lower_score_wins``, so a higher reward is always better)."""
+        scale = -self.game.score_scale if self.game.lower_score_wins else self.game.score_scale
         s = [float(x) for x in self.scores()]
         n = len(s)
         if n == 1:
-            return [s[0] * self.game.score_scale]
+            return [s[0] * scale]
         tot = sum(s)
-        return [(s[i] - (tot - s[i]) / (n - 1)) * self.game.score_scale for i in range(n)]
+        return [(s[i] - (tot - s[i]) / (n - 1)) * scale for i in range(n)]
 
     def clone(self) -> "State":
         """Independent copy (default: deepcopy sharing the immutable Game)."""
