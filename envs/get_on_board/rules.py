@@ -1,0 +1,1132 @@
+"""Get on Board: New York (``get_on_board_v0``): rules layer (Game + State).
+
+Spec: ../shared/rules/get_on_board.md (rule IDs GB-R*, variants GB-V*); users' rules: RULES.md.
+
+Decisions are single markers: a turn is a sequence of sub-steps by the same seat (one per
+marker, green-light extras included). Actions (Discrete 7):
+
+* 0-3 place the next marker North/East/South/West (id -10/+1/+10/-1);
+* 4-5 choose the lower/higher of one's two departure tickets (setup, secret simultaneous commit);
+* 6   decline a green-light extra (only with ``green_light_optional``).
+
+Chance: the setup is dealt card by card (sheet types, personal objectives, common objectives,
+departure tickets, first inspector); each round's ticket is drawn uniformly from the tickets not
+yet revealed (so the deck order is never fixed in advance and nothing about it can leak).
+
+Forced non-choices resolve automatically (documented in RULES.md): when no legal marker exists
+the turn ends (GB-R18, green-light extra of GB-R22) or the player is eliminated (GB-R17); with
+``green_light_optional`` an extra whose only non-eliminating option is "decline" is declined.
+
+Version history:
+    v0: first version.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core.bots import HeuristicBot
+from ..core.game import CHANCE, TERMINAL, ConfigError, Game, Option, State
+from . import data as D
+from .data import (C_DARK, C_GRANDMA, C_LIGHT, C_OFFICE, C_SCHOOL, C_STUDENT, C_TOURIST, C_WORKER,
+                   DIR_NAMES, REQ_ANY, REQ_NAMES, REQ_STRAIGHT, REQ_TURN)
+
+NUM_ACTIONS = 7
+A_TICKET_LOW, A_TICKET_HIGH, A_DECLINE = 4, 5, 6
+
+# phases
+P_DEAL, P_DEPART, P_REVEAL, P_PLACE, P_END = range(5)
+PHASE_NAMES = ("deal", "departure", "reveal", "place", "end")
+
+# setup deal kinds
+K_SHEET, K_PERSONAL, K_COMMON, K_TICKET, K_INSPECTOR = range(5)
+
+# score-sheet layout: one flat int list per player
+(GR, ST, IN, SC, SSTAR, T0, T1, T2, TS0, TS1, TS2, SL, SD, NL, ND,
+ B0, B1, B2, BS0, BS1, BS2, OSTAR, TZ, TR, C0, C1, ELIM) = range(27)
+SHEET_LEN = 27
+SHEET_FIELDS = ("grandmas", "students", "internships", "schools", "star_school", "tourists_row1", "tourists_row2",
+                "tourists_row3", "tourist_row1_scored", "tourist_row2_scored", "tourist_row3_scored",
+                "star_light_sight", "star_dark_sight", "light_sights", "dark_sights", "workers_row1", "workers_row2",
+                "workers_row3", "worker_row1_scored", "worker_row2_scored", "worker_row3_scored", "star_office",
+                "turn_zone", "traffic", "common1", "common2", "eliminated")
+
+
+def _view(buf: np.ndarray) -> memoryview:
+    """Flat float32 memoryview of an observation buffer (scalar writes are ~3x cheaper than numpy's)."""
+    return memoryview(buf.reshape(-1)).cast("B").cast("f")
+
+
+def new_sheet() -> list[int]:
+    sh = [0] * SHEET_LEN
+    sh[SSTAR] = sh[SL] = sh[SD] = sh[OSTAR] = -1  # -1: ★ box not written
+    return sh
+
+
+class Rules:
+    """Sheet arithmetic shared by the State, the invariant check and the tests (one per Game)."""
+
+    def __init__(self, comp: dict, row_overflow: bool):
+        sh = comp["sheet"]
+        self.grandma_values = sh["grandma_values"]
+        self.grandma_cum = [sum(self.grandma_values[:k]) for k in range(len(self.grandma_values) + 1)]
+        self.max_students = sh["student_boxes"]
+        self.max_intern = sh["internship_boxes"]
+        self.max_schools = sh["school_boxes"]
+        self.t_rows, self.t_box, self.t_val = sh["tourist_rows"], sh["tourist_row_boxes"], sh["tourist_row_values"]
+        self.o_rows, self.o_box, self.o_val = sh["office_rows"], sh["office_row_boxes"], sh["office_row_values"]
+        if self.t_rows != 3 or self.o_rows != 3:
+            raise ConfigError("components.json: the sheet layout has exactly 3 tourist and 3 office-worker rows")
+        self.bonus = sh["office_bonus"]
+        self.tz_values = sh["turn_zone_values"]
+        self.tz_cum = [sum(self.tz_values[:k]) for k in range(len(self.tz_values) + 1)]
+        self.tz_max = len(self.tz_values)
+        self.tr_values = sh["traffic_values"]
+        self.tr_cum = [sum(self.tr_values[:k]) for k in range(len(self.tr_values) + 1)]
+        self.tr_max = len(self.tr_values)
+        self.personal_value = sh["personal_objective_value"]
+        self.overflow = row_overflow
+
+    # -- passengers and buildings (GB-R24..GB-R34), in the spec's order
+    def grandma(self, sh: list[int]) -> None:
+        if sh[GR] < len(self.grandma_values):  # GB-R24: a ninth grandma has no effect
+            sh[GR] += 1
+
+    def tourist(self, sh: list[int]) -> None:
+        """GB-R28 (filling row; GB-V5 off: the scoring row only)."""
+        for i in range(3):
+            if not sh[TS0 + i]:
+                if sh[T0 + i] < self.t_box:
+                    sh[T0 + i] += 1
+                    return
+                if not self.overflow:
+                    return  # GB-V5 false: a full unscored row ignores the tourist
+        # GB-R34: no filling row -> nothing
+
+    def worker(self, sh: list[int]) -> None:
+        """GB-R31."""
+        for i in range(3):
+            if not sh[BS0 + i]:
+                if sh[B0 + i] < self.o_box:
+                    sh[B0 + i] += 1
+                    return
+                if not self.overflow:
+                    return
+
+    def reach(self, sh: list[int], code: int, star: bool) -> None:
+        """Apply the effects of reaching an intersection with ``code`` (GB-R24..GB-R33)."""
+        if code == C_GRANDMA:
+            self.grandma(sh)
+        elif code == C_STUDENT:
+            if sh[ST] < self.max_students:  # GB-R25
+                sh[ST] += 1
+        elif code == C_SCHOOL:
+            if sh[SC] < self.max_schools:  # GB-R26
+                sh[SC] += 1
+            if star and sh[SSTAR] < 0:  # GB-R27
+                sh[SSTAR] = sh[ST] + sh[IN]
+        elif code == C_TOURIST:
+            self.tourist(sh)
+        elif code == C_LIGHT or code == C_DARK:
+            for i in range(3):  # GB-R29: the scoring row is the topmost unscored row
+                if not sh[TS0 + i]:
+                    if sh[T0 + i] > 0:
+                        sh[TS0 + i] = 1
+                    break
+            if code == C_LIGHT:
+                sh[NL] += 1
+                if star and sh[SL] < 0:  # GB-R30
+                    sh[SL] = sh[T0] + sh[T1] + sh[T2]
+            else:
+                sh[ND] += 1
+                if star and sh[SD] < 0:
+                    sh[SD] = sh[T0] + sh[T1] + sh[T2]
+        elif code == C_WORKER:
+            self.worker(sh)
+        elif code == C_OFFICE:
+            for i in range(3):  # GB-R32
+                if not sh[BS0 + i]:
+                    c = sh[B0 + i]
+                    if c > 0:
+                        sh[BS0 + i] = 1
+                        b = self.bonus[c]
+                        if b == "grandma":
+                            self.grandma(sh)
+                        elif b == "tourist":
+                            self.tourist(sh)
+                        elif b == "internship" and sh[IN] < self.max_intern:
+                            sh[IN] += 1
+                    break
+            if star and sh[OSTAR] < 0:  # GB-R33
+                sh[OSTAR] = sh[B0] + sh[B1] + sh[B2]
+
+    # -- counters for common objectives
+    def counter(self, sh: list[int], name: str) -> int:
+        if name == "grandmas":
+            return sh[GR]
+        if name == "students":
+            return sh[ST] + sh[IN]
+        if name == "tourists":
+            return sh[T0] + sh[T1] + sh[T2]
+        if name == "workers":
+            return sh[B0] + sh[B1] + sh[B2]
+        if name == "light_sights":
+            return sh[NL]
+        return sh[ND]
+
+    # -- scoring (GB-R39..GB-R42)
+    def breakdown(self, sh: list[int], final: bool, personal_met: bool = False) -> dict[str, int]:
+        tv, ov = self.t_val, self.o_val
+        tour = off = 0
+        for i in range(3):
+            if sh[TS0 + i]:
+                tour += tv[sh[T0 + i]]
+            elif final:
+                tour += tv[sh[T0 + i]] // 2  # GB-R39
+            if sh[BS0 + i]:
+                off += ov[sh[B0 + i]]
+            elif final:
+                off += ov[sh[B0 + i]] // 2
+        return {
+            "grandmas": self.grandma_cum[sh[GR]],
+            "students": (sh[ST] + sh[IN]) * sh[SC] + max(0, sh[SSTAR]),
+            "tourist_rows": tour,
+            "star_sight": max(0, sh[SL], sh[SD]),
+            "office_rows": off,
+            "star_office": max(0, sh[OSTAR]),
+            "common": sh[C0] + sh[C1],
+            "personal": self.personal_value if (final and personal_met) else 0,
+            "turn_zone": self.tz_cum[sh[TZ]],
+            "traffic": self.tr_cum[sh[TR]],
+        }
+
+    def total(self, sh: list[int], final: bool, personal_met: bool = False) -> int:
+        """Sum of :meth:`breakdown` (written out: it runs after every marker)."""
+        tv, ov = self.t_val, self.o_val
+        v = (self.grandma_cum[sh[GR]] + (sh[ST] + sh[IN]) * sh[SC] + max(0, sh[SSTAR]) + max(0, sh[SL], sh[SD])
+             + max(0, sh[OSTAR]) + sh[C0] + sh[C1] + self.tz_cum[sh[TZ]] + self.tr_cum[sh[TR]])
+        for i in range(3):
+            if sh[TS0 + i]:
+                v += tv[sh[T0 + i]]
+            elif final:
+                v += tv[sh[T0 + i]] // 2
+            if sh[BS0 + i]:
+                v += ov[sh[B0 + i]]
+            elif final:
+                v += ov[sh[B0 + i]] // 2
+        if final and personal_met:
+            v += self.personal_value
+        return v
+
+
+class GetOnBoardGame(Game):
+    """Get on Board: New York (Saashi, Iello 2021): route-building flip-and-write."""
+
+    env_id = "get_on_board_v0"
+    name = "Get on Board: New York"
+    version = 0
+    min_players = 2
+    max_players = 3
+    default_players = 2
+    simultaneous = True  # departure choice is a secret simultaneous commit (spec section 6)
+    score_scale = 0.01
+    options_spec = {
+        "mask_elimination_moves": Option(True, "GB-V1: mask eliminating markers unless they are the only legal ones"),
+        "green_light_optional": Option(False, "GB-V2: the green-light extra marker may be declined (action 6)"),
+        "map": Option("new_york", "GB-V3: map data file (name in maps/ or a .json path)", type=str),
+        "solo_practice": Option(False, "GB-V4: allow one player (practice); common objectives always worth 10"),
+        "row_overflow": Option(True, "GB-V5: a full tourist/worker row passes marks to the row below (false: ignored)"),
+    }
+    conformance_options = [
+        {},
+        {"mask_elimination_moves": False, "green_light_optional": True, "row_overflow": False},
+        {"solo_practice": True},
+    ]
+    num_actions = NUM_ACTIONS
+
+    def check_options(self) -> None:
+        comp = D.components()
+        self.comp = comp
+        self.map = D.load_map(self.options["map"])  # ConfigError names the option "map"
+        m = self.map
+        self.rules = Rules(comp, bool(self.options["row_overflow"]))
+        self.mask_elim = bool(self.options["mask_elimination_moves"])
+        self.green_optional = bool(self.options["green_light_optional"])
+        self.solo = bool(self.options["solo_practice"])
+        self.min_players = 1 if self.solo else min(m.players)
+        self.max_players = max(m.players)
+        self.rounds = comp["rounds"]
+        self.tickets = comp["tickets"]
+        self.dep_per_player = comp["departure_tickets_per_player"]
+        self.sheet_types = len(comp["ticket_shapes"])
+        self.shape_names = comp["shape_order"]
+        self.shape_steps = {k: tuple(REQ_NAMES[s] for s in v) for k, v in comp["shapes"].items()}
+        # shape of ticket t on sheet type s: ticket_shape[s][t] -> (name, steps)
+        self.ticket_shape = [None] + [[None] + [(nm, self.shape_steps[nm]) for nm in comp["ticket_shapes"][str(s)]]
+                                      for s in range(1, self.sheet_types + 1)]
+        if max(len(v) for v in self.shape_steps.values()) > 3:
+            raise ConfigError("components.json: a shape has at most 3 markers (observation layout)")
+        if self.rounds > self.tickets:
+            raise ConfigError("components.json: more rounds than tickets")
+        self.commons = comp["common_objectives"]
+        self.commons_in_play = comp["common_objectives_in_play"]
+        if self.commons_in_play != 2:
+            raise ConfigError("components.json: the sheet has exactly 2 common-objective boxes")
+        if len(m.objectives) < self.max_players or self.sheet_types < self.max_players:
+            raise ConfigError(f"option map={self.options['map']!r}: too few sheets or personal objectives for "
+                              f"{self.max_players} players")
+        if m.departures < self.dep_per_player * self.max_players:
+            raise ConfigError(f"option map={self.options['map']!r}: too few departures")
+        self.maxp = max(self.max_players, 1)
+        # observation layout
+        self.n_nodes, self.n_roads = m.n, m.r
+        self.sf_len = SHEET_LEN + self.sheet_types + 1
+        scale = [1 / 8, 1 / 6, 1 / 3, 1 / 4, 1 / 10, 1 / 4, 1 / 4, 1 / 4, 1, 1, 1, 1 / 12, 1 / 12, 1 / 4, 1 / 4,
+                 1 / 3, 1 / 3, 1 / 3, 1, 1, 1, 1 / 9, 1 / 5, 1 / 19, 1 / 10, 1 / 10, 1]
+        self.sf_scale = np.asarray(scale, dtype=np.float32)
+        self.sf_scale_l = [float(x) for x in self.sf_scale]
+        # shape index of ticket t on sheet type s (observation)
+        self.shape_idx = [[0] * (self.tickets + 1)] + [[0] + [self.shape_names.index(nm) for nm in
+                                                              comp["ticket_shapes"][str(st)]]
+                                                       for st in range(1, self.sheet_types + 1)]
+        # misc block: per-step part (phase, extra, current player, marker index, previous
+        # direction, requirement, deviate/eliminate flags), per-round part, own private part
+        self.step_len = len(PHASE_NAMES) + 1 + self.maxp + 3 + 5 + 4 + 8
+        self.round_len = (self.rounds + 1) + 2 * self.tickets + self.maxp + len(self.shape_names) * self.maxp \
+            + 2 * len(self.commons)
+        self.misc_len = self.step_len + self.round_len + 2 * m.departures
+        self.off_vis = len(m.static_obs)
+        self.off_end = self.off_vis + self.maxp * m.n
+        self.off_road = self.off_end + self.maxp * m.n
+        self.off_sf = self.off_road + self.maxp * m.r
+        self.off_obj = self.off_sf + self.maxp * self.sf_len
+        self.off_misc = self.off_obj + m.n
+        self.observation_size = self.off_misc + self.misc_len
+        self._schedules: dict[int, list[tuple[int, int]]] = {}
+        self._layouts: dict[int, tuple] = {}
+        self._fresh: dict[int, tuple] = {}  # per player count: observation buffers of a new game
+        self.popcount = [bin(i).count("1") for i in range(1 << self.maxp)]
+        # masks: index = direction bits | decline << 4
+        self._masks = []
+        for k in range(32):
+            mk = np.zeros(NUM_ACTIONS, dtype=np.int8)
+            for d in range(4):
+                if k >> d & 1:
+                    mk[d] = 1
+            if k & 16:
+                mk[A_DECLINE] = 1
+            self._masks.append(mk)
+        self._dep_masks = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self._dep_masks[A_TICKET_LOW] = self._dep_masks[A_TICKET_HIGH] = 1
+
+    def check_players(self, num_players: int) -> None:
+        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
+            raise ConfigError(f"{self.env_id}: num_players must be an int, got {num_players!r}")
+        if not self.min_players <= num_players <= self.max_players:
+            raise ConfigError(f"{self.env_id}: num_players={num_players} is outside "
+                              f"{self.min_players}..{self.max_players}"
+                              + ("" if self.solo else " (one player needs solo_practice=True)"))
+
+    def schedule(self, n: int) -> list[tuple[int, int]]:
+        """The setup deal, card by card (spec section 3)."""
+        s = self._schedules.get(n)
+        if s is not None:
+            return s
+        if n not in self._schedules:
+            s = [(K_SHEET, p) for p in range(n)] + [(K_PERSONAL, p) for p in range(n)]
+            s += [(K_COMMON, i) for i in range(self.commons_in_play)]
+            s += [(K_TICKET, p) for p in range(n) for _ in range(self.dep_per_player)]
+            s.append((K_INSPECTOR, 0))
+            self._schedules[n] = s
+        return self._schedules[n]
+
+    def layout(self, n: int) -> tuple:
+        """Flat indices into the (n, observation_size) buffer of every seat's observation:
+        player p sits in slot (p - seat) mod n of seat's view (me first, then clockwise).
+        Returns (template, vis_idx[p], end_idx[p], road_idx[p], sf_starts[p])."""
+        if n not in self._layouts:
+            size = self.observation_size
+            tpl = np.zeros((n, size), dtype=np.float32)
+            tpl[:, :self.off_vis] = self.map.static_obs
+            N, R, K = self.n_nodes, self.n_roads, self.sf_len
+            vis, end, road, sfs = [], [], [], []
+            for p in range(n):
+                rel = [(s, (p - s) % n) for s in range(n)]
+                vis.append([s * size + self.off_vis + r * N for s, r in rel])
+                end.append([s * size + self.off_end + r * N for s, r in rel])
+                road.append([s * size + self.off_road + r * R for s, r in rel])
+                sfs.append([s * size + self.off_sf + r * K for s, r in rel])
+            self._layouts[n] = (tpl, vis, end, road, sfs)
+        return self._layouts[n]
+
+    def new_initial_state(self, num_players: int) -> "GetOnBoardState":
+        self.check_players(num_players)
+        return GetOnBoardState(self, int(num_players))
+
+    def state_from_dict(self, data: dict) -> "GetOnBoardState":
+        st = GetOnBoardState(self, int(data["num_players"]))
+        st._load(data)
+        return st
+
+    def renderer(self):
+        from .render import render_rgb
+        return render_rgb
+
+    def heuristic_bot(self, seat: int, seed: int | None = None):
+        from .bot import policy
+        return HeuristicBot(policy, seed, name="get_on_board_heuristic")
+
+
+class GetOnBoardState(State):
+    """One position of Get on Board."""
+
+    def __init__(self, game: GetOnBoardGame, num_players: int, _blank: bool = False):
+        self.game = game
+        self.num_players = n = num_players
+        self._mask = None
+        if _blank:
+            return
+        m = game.map
+        self.ph = P_DEAL
+        self.deal_i = 0
+        self.sheet_type = [0] * n
+        self.personal = [-1] * n
+        self.common: list[int] = []
+        self.tickets: list[list[int]] = [[] for _ in range(n)]
+        self.choice = [-1] * n
+        self.inspector = -1
+        self.used: list[int] = []
+        self.order: list[int] = []
+        self.opos = 0
+        self.cur = -1
+        self.k = 0
+        self.prev = -1
+        self.extra = False
+        self.route: list[list[int]] = [[] for _ in range(n)]
+        self.rroads: list[list[int]] = [[] for _ in range(n)]
+        self.elim = [False] * n
+        self.sheets = [new_sheet() for _ in range(n)]
+        self.marks = [0] * m.r
+        self.claimed = [False] * game.commons_in_play
+        self.log: list[int] = []  # every marker in board order: seat * n_roads + road
+        self.shape: tuple = ()
+        self.shape_name = ""
+        self._alloc()
+        fresh = game._fresh.get(n)
+        if fresh is None:  # first state of this player count: build and keep the fresh buffers
+            self._rebuild()
+            game._fresh[n] = (self.obuf.copy(), [x[:] for x in self._shown])
+        else:
+            self.obuf = fresh[0].copy()
+            self._flat = _view(self.obuf)
+            self._shown = [x[:] for x in fresh[1]]
+
+    # ------------------------------------------------------------ caches
+    def _alloc(self) -> None:
+        g = self.game
+        self.visl = [bytearray(g.n_nodes) for _ in range(self.num_players)]
+        self._lay = g.layout(self.num_players)
+        self.obuf = self._lay[0].copy()  # every seat's observation, updated incrementally
+        self._flat = _view(self.obuf)
+        self._shown = [[0] * SHEET_LEN for _ in range(self.num_players)]  # sheet values in obuf
+        self._di = None
+
+    def __getstate__(self) -> dict:  # pickling: the memoryview is rebuilt on load
+        d = dict(self.__dict__)
+        d.pop("_flat", None)
+        return d
+
+    def __setstate__(self, d: dict) -> None:
+        self.__dict__.update(d)
+        if "obuf" in d:
+            self._flat = _view(self.obuf)
+
+    def _mark_node(self, which: int, p: int, q: int, v: float) -> None:
+        flat = self._flat
+        for b in self._lay[which][p]:
+            flat[b + q] = v
+
+    def _rebuild(self) -> None:
+        """Recompute the derived arrays from the canonical fields (after loading)."""
+        g = self.game
+        for p in range(self.num_players):
+            for q in self.route[p]:
+                self.visl[p][q] = 1
+                self._mark_node(1, p, q, 1.0)
+            if self.route[p]:
+                self._mark_node(2, p, self.route[p][-1], 1.0)
+            for r in self.rroads[p]:
+                self._mark_node(3, p, r, 1.0)
+            self._type_feat(p)
+            self._sheet_feat(p)
+            if self.personal[p] >= 0:
+                self.obuf[p, g.off_obj:g.off_misc] = g.map.objective_vec[self.personal[p]]
+            self._own_feat(p)
+        if self.ph != P_DEAL:
+            self._round_feat()
+        if self.ph == P_PLACE and self.cur >= 0:
+            t = self.used[-1]
+            self.shape_name, self.shape = g.ticket_shape[self.sheet_type[self.cur]][t]
+
+    def _sheet_feat(self, p: int) -> None:
+        """Write seat p's sheet (the fields that changed since the last write, and the running
+        public total) into every seat's view."""
+        sh = self.sheets[p]
+        old = self._shown[p]
+        if sh == old:
+            return  # nothing changed (the total is a function of the sheet, ELIM included)
+        g = self.game
+        flat = self._flat
+        bases = self._lay[4][p]
+        sc = g.sf_scale_l
+        for i in range(SHEET_LEN):
+            v = sh[i]
+            if v != old[i]:
+                old[i] = v
+                x = v * sc[i]
+                for b in bases:
+                    flat[b + i] = x
+        tot = 0.0 if self.elim[p] else g.rules.total(sh, False) * 0.01
+        k = g.sf_len - 1
+        for b in bases:
+            flat[b + k] = tot
+
+    def _type_feat(self, p: int) -> None:
+        st_ = self.sheet_type[p]
+        if st_:
+            for b in self._lay[4][p]:
+                self._flat[b + SHEET_LEN + st_ - 1] = 1.0
+
+    def clone(self) -> "GetOnBoardState":
+        c = GetOnBoardState(self.game, self.num_players, _blank=True)
+        c.ph, c.deal_i = self.ph, self.deal_i
+        c.sheet_type = self.sheet_type[:]
+        c.personal = self.personal[:]
+        c.common = self.common[:]
+        c.tickets = [t[:] for t in self.tickets]
+        c.choice = self.choice[:]
+        c.inspector = self.inspector
+        c.used = self.used[:]
+        c.order = self.order[:]
+        c.opos, c.cur, c.k, c.prev, c.extra = self.opos, self.cur, self.k, self.prev, self.extra
+        c.route = [r[:] for r in self.route]
+        c.rroads = [r[:] for r in self.rroads]
+        c.elim = self.elim[:]
+        c.sheets = [s[:] for s in self.sheets]
+        c.marks = self.marks[:]
+        c.claimed = self.claimed[:]
+        c.log = self.log[:]
+        c.shape, c.shape_name = self.shape, self.shape_name
+        c.visl = [bytearray(v) for v in self.visl]
+        c._lay = self._lay
+        c.obuf = self.obuf.copy()
+        c._flat = _view(c.obuf)
+        c._shown = [x[:] for x in self._shown]
+        c._di = self._di
+        return c
+
+    _FIELDS = ("ph", "deal_i", "sheet_type", "personal", "common", "tickets", "choice", "inspector", "used", "order",
+               "opos", "cur", "k", "prev", "extra", "route", "rroads", "elim", "sheets", "marks", "claimed", "log")
+
+    def to_dict(self) -> dict:
+        d: dict[str, Any] = {"env_id": self.game.env_id, "num_players": self.num_players}
+        for f in self._FIELDS:
+            v = getattr(self, f)
+            d[f] = [x[:] if isinstance(x, list) else x for x in v] if isinstance(v, list) else v
+        return d
+
+    def _load(self, d: dict) -> None:
+        for f in self._FIELDS:
+            v = d[f]
+            setattr(self, f, [x[:] if isinstance(x, list) else x for x in v] if isinstance(v, list) else v)
+        self.extra = bool(self.extra)
+        self.elim = [bool(x) for x in self.elim]
+        self.claimed = [bool(x) for x in self.claimed]
+        self.shape, self.shape_name = (), ""
+        self._alloc()
+        self._rebuild()
+
+    # ------------------------------------------------------------ flow
+    def current_player(self) -> int:
+        ph = self.ph
+        if ph == P_PLACE or ph == P_DEPART:
+            return self.cur
+        if ph == P_END:
+            return TERMINAL
+        return CHANCE
+
+    def phase(self) -> str:
+        if self.ph == P_PLACE and self.extra:
+            return "green_light"
+        return PHASE_NAMES[self.ph]
+
+    def deciders(self) -> list[int]:
+        if self.ph == P_DEPART:
+            return [p for p in range(self.num_players) if self.choice[p] < 0]
+        p = self.current_player()
+        return [p] if p >= 0 else []
+
+    def chance_outcomes(self) -> list[tuple[Any, float]]:
+        out = self._chance_list()
+        if not out:
+            return []
+        p = 1.0 / len(out)
+        return [(o, p) for o in out]
+
+    def _chance_list(self) -> list[int]:
+        """The equally likely outcomes of this chance node (a card dealt, a ticket revealed)."""
+        g = self.game
+        if self.ph == P_DEAL:
+            kind = g.schedule(self.num_players)[self.deal_i][0]
+            if kind == K_SHEET:
+                out = [t for t in range(1, g.sheet_types + 1) if t not in self.sheet_type]
+            elif kind == K_PERSONAL:
+                out = [c for c in range(len(g.map.objectives)) if c not in self.personal]
+            elif kind == K_COMMON:
+                out = [c for c in range(len(g.commons)) if c not in self.common]
+            elif kind == K_TICKET:
+                dealt = {t for ts in self.tickets for t in ts}
+                out = [t for t in range(1, g.map.departures + 1) if t not in dealt]
+            else:
+                out = list(range(self.num_players))
+        elif self.ph == P_REVEAL:
+            used = self.used
+            out = [t for t in range(1, g.tickets + 1) if t not in used]
+        else:
+            return []
+        return out
+
+    def sample_chance(self, rng: np.random.Generator) -> Any:
+        out = self._chance_list()
+        return out[int(rng.integers(len(out)))]
+
+    def is_legal_chance(self, outcome: Any) -> bool:
+        if isinstance(outcome, (bool, np.bool_)) or not isinstance(outcome, (int, np.integer)):
+            return False
+        return outcome in self._chance_list()
+
+    def _legal_mask(self) -> np.ndarray:
+        g = self.game
+        if self.ph == P_DEPART:
+            return g._dep_masks.copy()
+        return g._masks[self._dir_info()[3]].copy()
+
+    def _dir_info(self) -> tuple[int, int, int, int]:
+        """(legal direction bits, eliminating direction bits, non-own road bits, mask index) for
+        the marker to place now (GB-R11, GB-R13..GB-R16, GB-R19); cached until the next action.
+        The mask index holds the legal directions after GB-V1 plus the decline bit (GB-V2)."""
+        di = self._di
+        if di is not None:
+            return di
+        g = self.game
+        p = self.cur
+        e = self.route[p][-1]
+        bit = 1 << p
+        marks = self.marks
+        vis = self.visl[p]
+        extra = self.extra
+        req = REQ_ANY if extra else self.shape[self.k]
+        prev = self.prev
+        tz_ok = self.sheets[p][TZ] < g.rules.tz_max
+        legal = elim = free = 0
+        for d, r, q in g.map.exits[e]:
+            if marks[r] & bit:
+                continue  # GB-R16: never an own road
+            free |= 1 << d
+            if not tz_ok and ((req == REQ_STRAIGHT and d != prev) or (req == REQ_TURN and d == prev)):
+                continue  # GB-R15: no sixth deviation
+            legal |= 1 << d
+            if vis[q]:
+                elim |= 1 << d
+        eff = legal
+        decline = extra and g.green_optional
+        if elim and g.mask_elim:
+            safe = legal & ~elim
+            if safe or decline:  # GB-V1: eliminating markers only when nothing else is legal
+                eff = safe
+        if decline:
+            eff |= 16
+        di = self._di = (legal, elim, free, eff)
+        return di
+
+    def _effective(self) -> int:
+        """Mask index: legal directions after GB-V1, plus the decline bit (GB-V2)."""
+        return self._dir_info()[3]
+
+    def _apply(self, a: Any) -> None:
+        self._di = None
+        ph = self.ph
+        if ph == P_PLACE:
+            self._place(a)
+        elif ph == P_DEPART:
+            self._depart(a)
+        elif ph == P_REVEAL:
+            self._reveal(a)
+        else:
+            self._deal(a)
+
+    def _deal(self, o: int) -> None:
+        g = self.game
+        sched = g.schedule(self.num_players)
+        kind, p = sched[self.deal_i]
+        if kind == K_SHEET:
+            self.sheet_type[p] = o
+            self._type_feat(p)
+            self._sheet_feat(p)
+        elif kind == K_PERSONAL:
+            self.personal[p] = o
+            self.obuf[p, g.off_obj:g.off_misc] = g.map.objective_vec[o]
+        elif kind == K_COMMON:
+            self.common.append(o)
+        elif kind == K_TICKET:
+            self.tickets[p].append(o)
+            self.tickets[p].sort()
+            self._own_feat(p)
+        else:
+            self.inspector = o
+        self.deal_i += 1
+        if self.deal_i == len(sched):
+            self.ph = P_DEPART
+            self.cur = 0
+            self._round_feat()  # the public round block appears once the setup is dealt
+
+    def _depart(self, a: int) -> None:
+        """GB-R4: secret simultaneous departure choice, collected in seat order."""
+        self.choice[self.cur] = a - A_TICKET_LOW
+        self._own_feat(self.cur)
+        self.cur += 1
+        if self.cur < self.num_players:
+            return
+        m = self.game.map
+        for p in range(self.num_players):  # reveal all pawns together
+            q = m.dep_node[self.tickets[p][self.choice[p]]]
+            self.route[p] = [q]
+            self.visl[p][q] = 1
+            self._mark_node(1, p, q, 1.0)
+            self._mark_node(2, p, q, 1.0)
+        self.cur = -1
+        self.ph = P_REVEAL
+
+    def _reveal(self, t: int) -> None:
+        """GB-R6/GB-R8: reveal the round's ticket; players act clockwise from the inspector."""
+        n = self.num_players
+        self.used.append(t)
+        self.order = [(self.inspector + i) % n for i in range(n) if not self.elim[(self.inspector + i) % n]]
+        self.opos = -1
+        self.ph = P_PLACE
+        # incremental form of _round_feat: round counter, used/current ticket, everyone's shape
+        g = self.game
+        flat = self._flat
+        size = g.observation_size
+        base = g.off_misc + g.step_len
+        r = len(self.used)
+        i_used = g.rounds + 1
+        i_cur = i_used + g.tickets
+        i_shape = i_cur + g.tickets + g.maxp
+        ns = len(g.shape_names)
+        shp = [g.shape_idx[self.sheet_type[p]][t] for p in range(n)]
+        for seat in range(n):
+            b = seat * size + base
+            flat[b + r - 1] = 0.0
+            flat[b + r] = 1.0
+            flat[b + i_used + t - 1] = 1.0
+            flat[b + i_cur + t - 1] = 1.0
+            for rel in range(n):
+                flat[b + i_shape + rel * ns + shp[(seat + rel) % n]] = 1.0
+        self._next_turn()
+
+    def _next_turn(self) -> None:
+        self.opos += 1
+        while self.opos < len(self.order) and self.elim[self.order[self.opos]]:
+            self.opos += 1
+        if self.opos >= len(self.order):
+            self._round_end()
+            return
+        p = self.cur = self.order[self.opos]
+        self.k, self.prev, self.extra = 0, -1, False
+        self.shape_name, self.shape = self.game.ticket_shape[self.sheet_type[p]][self.used[-1]]  # GB-R7
+        self._settle()
+
+    def _settle(self) -> None:
+        """Resolve non-choices: no legal marker ends the turn (GB-R18, GB-R22) or eliminates (GB-R17)."""
+        self._di = None
+        if self._dir_info()[3] & 15:
+            return  # a marker can be placed: a real decision (decline alone is never asked)
+        p = self.cur
+        if not self.extra:
+            _, _, free, _ = self._dir_info()
+            if not free:  # GB-R17: every road from the end is already an own road
+                self._eliminate(p)
+        self._next_turn()
+
+    def _eliminate(self, p: int) -> None:
+        self.elim[p] = True
+        self.sheets[p][ELIM] = 1
+        self._sheet_feat(p)
+
+    def _place(self, a: int) -> None:
+        g = self.game
+        p = self.cur
+        if a == A_DECLINE:  # GB-V2
+            self._next_turn()
+            return
+        m = g.map
+        e = self.route[p][-1]
+        r = m.nb_road[e][a]
+        q = m.nb_node[e][a]
+        sh = self.sheets[p]
+        if not self.extra:
+            req = self.shape[self.k]
+            if (req == REQ_STRAIGHT and a != self.prev) or (req == REQ_TURN and a == self.prev):
+                sh[TZ] += 1  # GB-R14: a deviation checks the next turn-zone box
+        c = g.popcount[self.marks[r]] + m.black[r]  # GB-R21
+        if c:
+            sh[TR] = min(g.rules.tr_max, sh[TR] + c)
+        self.marks[r] |= 1 << p
+        self.route[p].append(q)
+        self.rroads[p].append(r)
+        self.log.append(p * m.r + r)
+        self._di = None
+        lay, flat = self._lay, self._flat
+        for b in lay[3][p]:
+            flat[b + r] = 1.0
+        for b in lay[2][p]:
+            flat[b + e] = 0.0
+            flat[b + q] = 1.0
+        if self.visl[p][q]:  # GB-R19: back on the own route -> eliminated at once
+            self._eliminate(p)
+            self._next_turn()
+            return
+        self.visl[p][q] = 1
+        for b in lay[1][p]:
+            flat[b + q] = 1.0
+        if m.code[q]:
+            g.rules.reach(sh, m.code[q], m.star[q])
+        self._sheet_feat(p)
+        if self.extra:
+            if m.green[q]:  # GB-R22: chained extras
+                self._settle()
+            else:
+                self._next_turn()
+            return
+        self.k += 1
+        self.prev = a
+        if self.k < len(self.shape):
+            self._settle()
+        elif m.green[q]:  # GB-R22: all shape markers placed, ends on a green light
+            self.extra = True
+            self._settle()
+        else:
+            self._next_turn()
+
+    def _round_end(self) -> None:
+        """GB-R35/GB-R36 common objectives, GB-R9 inspector, GB-R38 end."""
+        g = self.game
+        n = self.num_players
+        rules = g.rules
+        for j, obj in enumerate(self.common):
+            c = g.commons[obj]
+            met = [p for p in range(n) if not self.elim[p] and not self.sheets[p][C0 + j]
+                   and rules.counter(self.sheets[p], c["counter"]) >= c["threshold"]]
+            if met:
+                val = g.comp["common_first_value"] if (g.solo or not self.claimed[j]) else g.comp["common_later_value"]
+                for p in met:
+                    self.sheets[p][C0 + j] = val
+                    self._sheet_feat(p)
+                self.claimed[j] = True
+        self.cur = -1
+        self.order = []
+        self.opos = 0
+        self.k, self.prev, self.extra = 0, -1, False
+        self.shape, self.shape_name = (), ""
+        alive = [p for p in range(n) if not self.elim[p]]
+        old_insp = self.inspector
+        if alive:
+            i = self.inspector
+            for _ in range(n):
+                i = (i + 1) % n
+                if not self.elim[i]:
+                    break
+            self.inspector = i
+        if not alive or len(self.used) >= g.rounds:
+            self.ph = P_END
+        else:
+            self.ph = P_REVEAL
+        # incremental form of _round_feat: no current ticket/shapes, inspector, claimed objectives
+        flat = self._flat
+        size = g.observation_size
+        base = g.off_misc + g.step_len
+        i_cur = g.rounds + 1 + g.tickets
+        i_insp = i_cur + g.tickets
+        i_shape = i_insp + g.maxp
+        ns = len(g.shape_names)
+        i_claim = i_shape + ns * g.maxp + len(g.commons)
+        t = self.used[-1]
+        flatnp = self.obuf.reshape(-1)
+        for seat in range(n):
+            b = seat * size + base
+            flat[b + i_cur + t - 1] = 0.0
+            flatnp[b + i_shape:b + i_shape + ns * g.maxp] = 0.0
+            flat[b + i_insp + (old_insp - seat) % n] = 0.0
+            flat[b + i_insp + (self.inspector - seat) % n] = 1.0
+            for j, c in enumerate(self.common):
+                if self.claimed[j]:
+                    flat[b + i_claim + c] = 1.0
+
+    # ------------------------------------------------------------ results
+    def personal_met(self, p: int) -> bool:
+        """GB-R37: the route reached all three lettered intersections of the card."""
+        if self.personal[p] < 0:
+            return False
+        vis = self.visl[p]
+        return all(vis[q] for q in self.game.map.objectives[self.personal[p]])
+
+    def breakdown(self, p: int) -> dict[str, int]:
+        final = self.ph == P_END
+        return self.game.rules.breakdown(self.sheets[p], final, final and self.personal_met(p))
+
+    def scores(self) -> list[float]:
+        """GB-R42 totals (GB-R20: eliminated players score 0); before the end, the running public
+        total (unscored rows at 0, no personal objective)."""
+        final = self.ph == P_END
+        rules = self.game.rules
+        return [0.0 if self.elim[p] else float(rules.total(self.sheets[p], final, final and self.personal_met(p)))
+                for p in range(self.num_players)]
+
+    def winners(self) -> list[int]:
+        """GB-R43: highest total among non-eliminated players, ties shared; if every player was
+        eliminated, nobody beats anybody (all seats share the result)."""
+        s = self.scores()
+        alive = [p for p in range(self.num_players) if not self.elim[p]]
+        if not alive:
+            return list(range(self.num_players))
+        best = max(s[p] for p in alive)
+        return [p for p in alive if s[p] == best]
+
+    # ------------------------------------------------------------ information
+    def observation(self, seat: int) -> np.ndarray:
+        """Flat float32 (spec section 6): static map, every route / route end / road marker
+        (me first, then clockwise), every sheet, own personal objective, round data, and the
+        current sub-step (marker index, previous direction, requirement, which directions would
+        deviate or eliminate). Round data are kept up to date incrementally in ``obuf``."""
+        out = self.obuf[seat].copy()
+        g = self.game
+        b = g.off_misc
+        ph = self.ph
+        out[b + ph] = 1.0
+        cur = self.cur
+        if cur >= 0:
+            out[b + 6 + (cur - seat) % self.num_players] = 1.0
+            if ph == P_PLACE and cur == seat:
+                i = b + 6 + g.maxp
+                extra = self.extra
+                prev = self.prev
+                if extra:
+                    out[b + 5] = 1.0
+                    req = REQ_ANY
+                else:
+                    out[i + self.k] = 1.0  # marker index within the shape
+                    req = self.shape[self.k]
+                out[i + 4 + prev] = 1.0
+                out[i + 8 + req] = 1.0
+                legal, elim, _, _ = self._dir_info()
+                i += 12
+                for d in range(4):
+                    if legal >> d & 1:
+                        if (req == REQ_STRAIGHT and d != prev) or (req == REQ_TURN and d == prev):
+                            out[i + d] = 1.0  # would check a turn-zone box
+                        if elim >> d & 1:
+                            out[i + 4 + d] = 1.0  # would eliminate
+        return out
+
+    def _round_feat(self) -> None:
+        """Write the per-round public block (round, tickets, inspector, shapes, objectives) into
+        every seat's buffer."""
+        g = self.game
+        n = self.num_players
+        base = g.off_misc + g.step_len
+        blk = np.zeros(g.round_len, dtype=np.float32)
+        blk[len(self.used)] = 1.0
+        i = g.rounds + 1
+        for t in self.used:
+            blk[i + t - 1] = 1.0
+        i += g.tickets
+        placing = self.ph == P_PLACE
+        if placing:
+            blk[i + self.used[-1] - 1] = 1.0
+        i += g.tickets
+        nc = len(g.commons)
+        j0 = i + g.maxp + len(g.shape_names) * g.maxp
+        for j, c in enumerate(self.common):
+            blk[j0 + c] = 1.0
+            if self.claimed[j]:
+                blk[j0 + nc + c] = 1.0
+        ns = len(g.shape_names)
+        flat = self._flat
+        size = g.observation_size
+        shp = [g.shape_idx[self.sheet_type[p]][self.used[-1]] for p in range(n)] if placing else None
+        for seat in range(n):
+            b = seat * size + base
+            flat[b:b + g.round_len] = blk
+            if self.inspector >= 0:
+                flat[b + i + (self.inspector - seat) % n] = 1.0
+            if placing:
+                for rel in range(n):
+                    flat[b + i + g.maxp + rel * ns + shp[(seat + rel) % n]] = 1.0
+
+    def _own_feat(self, p: int) -> None:
+        """Seat p's private block: its departure tickets and its own choice."""
+        g = self.game
+        D_ = g.map.departures
+        base = g.off_misc + g.step_len + g.round_len
+        row = self.obuf[p]
+        row[base:base + 2 * D_] = 0.0
+        for t in self.tickets[p]:
+            row[base + t - 1] = 1.0
+        if self.choice[p] >= 0:
+            row[base + D_ + self.tickets[p][self.choice[p]] - 1] = 1.0
+
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> "GetOnBoardState":
+        """Re-deal what ``seat`` cannot know: the others' personal objectives, the others'
+        departure tickets (only their chosen ticket is public once the pawns are revealed) and
+        their pending departure commits. The round deck is drawn ticket by ticket, so it holds
+        no fixed hidden order."""
+        s = self.clone()
+        if self.ph == P_END:
+            return s
+        n = self.num_players
+        g = self.game
+        others = [j for j in range(n) if j != seat]
+        # personal objectives (GB-R2: distinct)
+        dealt = [j for j in others if s.personal[j] >= 0]
+        pool = [c for c in range(len(g.map.objectives)) if c != s.personal[seat]]
+        rng.shuffle(pool)
+        for j, c in zip(dealt, pool):
+            s.personal[j] = int(c)
+        # departure tickets
+        own = set(s.tickets[seat])
+        revealed = self.ph not in (P_DEAL, P_DEPART)
+        if revealed:
+            chosen = {j: s.tickets[j][s.choice[j]] for j in others}
+            pool = [t for t in range(1, g.map.departures + 1) if t not in own and t not in chosen.values()]
+            rng.shuffle(pool)
+            k = 0
+            for j in others:
+                ts = [chosen[j]]
+                for _ in range(len(s.tickets[j]) - 1):
+                    ts.append(int(pool[k]))
+                    k += 1
+                ts.sort()
+                s.tickets[j] = ts
+                s.choice[j] = ts.index(chosen[j])
+        else:
+            pool = [t for t in range(1, g.map.departures + 1) if t not in own]
+            rng.shuffle(pool)
+            k = 0
+            for j in others:
+                cnt = len(s.tickets[j])
+                s.tickets[j] = sorted(int(t) for t in pool[k:k + cnt])
+                k += cnt
+                if s.choice[j] >= 0:
+                    s.choice[j] = int(rng.integers(len(s.tickets[j])))
+        for j in others:
+            s.obuf[j, g.off_obj:g.off_misc] = g.map.objective_vec[s.personal[j]] if s.personal[j] >= 0 else 0.0
+            s._own_feat(j)
+        return s
+
+    # ------------------------------------------------------------ checks and text
+    def check_invariants(self) -> None:
+        g = self.game
+        m = g.map
+        rules = g.rules
+        n = self.num_players
+        marks = [0] * m.r
+        for p in range(n):
+            rt, rr = self.route[p], self.rroads[p]
+            if not rt:
+                assert not rr
+                continue
+            assert rt[0] == m.dep_node[self.tickets[p][self.choice[p]]], "route must start at the departure"
+            assert len(rr) == len(rt) - 1
+            for i, r in enumerate(rr):
+                a, b = m.roads[r]
+                assert {a, b} == {rt[i], rt[i + 1]}, f"seat {p}: marker {i} is not a road from the route end"
+            assert len(set(rr)) == len(rr), f"seat {p} used a road twice"  # GB-R16 (also when eliminated)
+            if self.elim[p] and len(set(rt)) != len(rt):
+                assert len(set(rt[:-1])) == len(rt) - 1 and rt[-1] in rt[:-1], "only the last marker may loop"
+            else:
+                assert len(set(rt)) == len(rt), f"seat {p} revisited an intersection without elimination"
+            for r in rr:
+                marks[r] |= 1 << p
+            # the sheet's passenger part replays from the route (GB-R24..GB-R33)
+            sh = new_sheet()
+            for q in (rt[1:-1] if (self.elim[p] and rt[-1] in rt[:-1]) else rt[1:]):
+                if m.code[q]:
+                    rules.reach(sh, m.code[q], m.star[q])
+            real = self.sheets[p]
+            for f in range(TZ):
+                assert sh[f] == real[f], f"seat {p}: sheet field {SHEET_FIELDS[f]} {real[f]} != replayed {sh[f]}"
+            assert 0 <= real[TZ] <= rules.tz_max
+            assert real[C0] in (0, 6, 10) and real[C1] in (0, 6, 10)
+            assert real[ELIM] == int(self.elim[p])
+            for i, c in enumerate(self.common):
+                thr = g.commons[c]
+                if real[C0 + i]:
+                    assert rules.counter(real, thr["counter"]) >= thr["threshold"], "objective scored too early"
+        assert marks == self.marks, "board markers differ from the routes"
+        # traffic replays from the board order of all markers (GB-R21)
+        counts = [0] * m.r
+        traffic = [0] * n
+        for x in self.log:
+            p, r = divmod(x, m.r)
+            traffic[p] += counts[r] + m.black[r]
+            counts[r] += 1
+        for p in range(n):
+            assert self.sheets[p][TR] == min(rules.tr_max, traffic[p]), f"seat {p}: traffic mismatch"
+        assert len(self.log) == sum(len(r) for r in self.rroads)
+        assert len(set(self.used)) == len(self.used) <= g.rounds
+        # caches agree with the canonical state
+        for p in range(n):
+            assert bytes(self.visl[p]) == bytes(1 if q in set(self.route[p]) else 0 for q in range(m.n))
+            assert np.array_equal(self.obuf[p, g.off_vis:g.off_vis + m.n],
+                                  np.frombuffer(bytes(self.visl[p]), dtype=np.uint8).astype(np.float32))
+            tot = 0 if self.elim[p] else rules.total(self.sheets[p], False)
+            b = g.off_sf
+            assert self.obuf[p, b + g.sf_len - 1] == np.float32(tot * 0.01)
+            assert np.array_equal(self.obuf[p, b:b + SHEET_LEN], np.asarray(self.sheets[p], np.float32) * g.sf_scale)
+        if self.ph == P_PLACE:
+            assert self.cur >= 0 and not self.elim[self.cur] and self._effective() & 15, "a marker must be placeable"
+        # the incremental observation buffers equal a rebuild from scratch
+        fresh = g.state_from_dict(self.to_dict())
+        assert np.array_equal(fresh.obuf, self.obuf), "incremental observation differs from a rebuild"
+        sc = self.scores()
+        for p in range(n):
+            if self.elim[p]:
+                assert sc[p] == 0
+            else:
+                assert sc[p] == sum(self.breakdown(p).values())
+
+    def action_to_string(self, a: Any) -> str:
+        if self.ph == P_DEAL or self.ph == P_REVEAL:
+            return f"chance {a}"
+        if a in (A_TICKET_LOW, A_TICKET_HIGH):
+            if self.ph == P_DEPART and self.cur >= 0 and len(self.tickets[self.cur]) > a - 4:
+                t = self.tickets[self.cur][a - 4]
+                return f"depart from ticket #{t} ({self.game.map.ids[self.game.map.dep_node[t]]})"
+            return "lower ticket" if a == A_TICKET_LOW else "higher ticket"
+        if a == A_DECLINE:
+            return "decline green-light extra"
+        if 0 <= a < 4:
+            if self.ph == P_PLACE and self.cur >= 0:
+                m = self.game.map
+                e = self.route[self.cur][-1]
+                q = m.nb_node[e][a]
+                if q >= 0:
+                    return f"{DIR_NAMES[a]} to {m.ids[q]}"
+            return DIR_NAMES[a]
+        return f"action {a}"
+
+    def __str__(self) -> str:
+        from .render import render_text
+        return render_text(self)
