@@ -1,0 +1,351 @@
+"""Observation encoder of Downforce: a flat float32 vector, seat-relative ("me" first, then the
+others in turn order), holding only what the observing seat may know (spec 7 "Information").
+
+Secret commits: other seats' pending bids appear only as "has committed" flags; bets of other
+seats appear only once the game has ended (DF-R26); set-aside cards never appear; other hands
+appear only as their size and the cards publicly known to be in them (revealed bids, speed-8 cards).
+
+Speed: every entry is written as a small integer into a bytearray (cheap per-element writes),
+converted once and multiplied by a per-entry scale. The slowly changing part (auction results,
+powers, publicly known cards) comes first in the layout and is cached per seat, keyed by what can
+change it (``static_key``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+MAXP = 6
+NC = 6          # cars
+NK = 48         # cards
+NPOW = 12
+STAGES = ("setup", "auction", "power", "race", "bet", "end")
+_STAGE_INDEX = {"grid": 0, "deal": 0, "order": 0, "powers": 0, "auction": 1, "power": 2,
+                "race": 3, "bet": 4, "end": 5}
+CAR_STATIC = 21      # owner (6 relative seats + unowned), price, paired power (12), auctioned now
+CAR_DYN = 20         # row, lane (3), on track, place (6), race position (6), subject, moved, curve
+
+
+class Layout:
+    """Offsets of every block of the observation (computed once per Game)."""
+
+    def __init__(self, game) -> None:
+        from .rules import COLOR_KINDS, DEC_TYPES, YESNO_KINDS
+        self.dec_index = {t: i for i, t in enumerate(DEC_TYPES)}
+        off = 0
+
+        def block(size: int) -> int:
+            nonlocal off
+            start = off
+            off += size
+            return start
+
+        # ---- static region (cached)
+        self.nplayers = block(5)
+        self.car_static = block(NC * CAR_STATIC)
+        self.auction_idx = block(NC + 1)
+        self.auction_order = block(NC * NC)
+        self.bid_hist = block(NC * MAXP)
+        self.held = block(MAXP * NPOW)
+        self.paid = block(MAXP)
+        self.static_end = off
+        # ---- betting region (cached per seat while no bet changes)
+        self.triggered = block(3)
+        self.round_held = block(3)
+        self.round_pos = block(3 * NC)
+        self.round_open = block(3 * NC)
+        self.bets = block(MAXP * 3 * NC)
+        self.bet_committed = block(MAXP)
+        self.bet_current = block(3)
+        self.semi_end = off
+        # ---- dynamic region
+        self.stage = block(len(STAGES))
+        self.dec = block(len(DEC_TYPES))
+        self.yesno = block(len(YESNO_KINDS))
+        self.color = block(len(COLOR_KINDS))
+        self.decider = block(MAXP)
+        self.me_deciding = block(1)
+        self.turn = block(MAXP)
+        self.cars = block(NC * CAR_DYN)
+        self.eligible = block(MAXP)
+        self.committed = block(MAXP)
+        self.my_bid = block(NK)
+        self.hand = block(NK)
+        self.played = block(NK)
+        self.revealed = block(MAXP * NK)
+        self.hand_size = block(MAXP)
+        self.cur_card = block(NK)
+        self.reversed = block(1)
+        self.ignored = block(NC)
+        self.money = block(MAXP)
+        self.final_place = block(NC)
+        self.size = off
+        self.last_row = game.last_row
+        # per-entry scale: entries are written as small integers, then scaled
+        sc = np.ones(off, dtype=np.float32)
+        for c in range(NC):
+            sc[self.car_static + c * CAR_STATIC + 7] = 1.0 / 8.0     # price paid
+            b = self.cars + c * CAR_DYN
+            sc[b] = 1.0 / max(1, game.last_row)                      # row (finished cars: 1.0)
+            sc[b + 18] = 1.0 / 4.0                                    # spaces moved this turn
+        sc[self.bid_hist:self.bid_hist + NC * MAXP] = 1.0 / 9.0
+        sc[self.hand_size:self.hand_size + MAXP] = 1.0 / 21.0
+        sc[self.paid:self.paid + MAXP] = 1.0 / 30.0
+        sc[self.round_pos:self.round_pos + 3 * NC] = 1.0 / 6.0
+        sc[self.final_place:self.final_place + NC] = 1.0 / 6.0
+        self.scale = sc
+        self.zeros_dyn = bytes(self.size - self.semi_end)
+        self.zeros_bets = bytes(self.semi_end - self.static_end)
+        self.zeros_bets_private = bytes(self.semi_end - self.bets)
+        self.dyn_offsets = (self.stage, self.dec, self.yesno, self.color, self.decider, self.me_deciding,
+                            self.turn, self.cars, self.eligible, self.committed, self.my_bid, self.hand,
+                            self.played, self.revealed, self.hand_size, self.cur_card, self.reversed,
+                            self.ignored)
+        self.rel = {n: [[(s - seat) % n for s in range(n)] for seat in range(n)] for n in range(1, MAXP + 1)}
+        # static region: encoded once per key with absolute seats, then gathered per seat
+        se = self.static_end
+        self.static_perm = {}
+        for n in range(2, MAXP + 1):
+            perms = []
+            for seat in range(n):
+                p = np.arange(se, dtype=np.intp)
+
+                def seat_block(start: int, stride: int, width: int) -> None:
+                    for r in range(MAXP):
+                        for j in range(width):
+                            p[start + r * stride + j] = (start + ((seat + r) % n) * stride + j) if r < n else se
+
+                for c in range(NC):                          # car owner one-hot
+                    b = self.car_static + c * CAR_STATIC
+                    seat_block(b, 1, 1)
+                for i in range(NC):                          # bid history per auction
+                    seat_block(self.bid_hist + i * MAXP, 1, 1)
+                seat_block(self.held, NPOW, NPOW)
+                seat_block(self.paid, 1, 1)
+                perms.append(p)
+            self.static_perm[n] = perms
+
+
+_RACE_STAGES = ("race", "bet", "end")
+
+
+def static_key(st) -> tuple:
+    """Everything the static region depends on changes one of these (auction results, powers and
+    the power choice change only during setup and the auction)."""
+    stage = st.stage
+    return (st.chance_k, st.auction_idx, "R" if stage in _RACE_STAGES else stage)
+
+
+def _encode_static(st, seat: int, rel: list[int]) -> bytes:
+    g = st.game
+    L = g.layout
+    n = st.num_players
+    o = bytearray(L.static_end)
+    o[L.nplayers + n - 2] = 1
+    owner = st.owner
+    price = st.price
+    stage = st.stage
+    auction_car = st.auction_order[st.auction_idx] if stage in ("auction", "power") and st.auction_idx < NC else -1
+    for c in range(NC):
+        b = L.car_static + c * CAR_STATIC
+        w = owner[c]
+        if w >= 0:
+            o[b + rel[w]] = 1
+            o[b + 7] = price[c]
+        else:
+            o[b + 6] = 1
+        if st.power_of_car[c] >= 0:
+            o[b + 8 + st.power_of_car[c]] = 1
+        if c == auction_car:
+            o[b + 20] = 1
+    o[L.auction_idx + min(st.auction_idx, NC)] = 1
+    for i, c in enumerate(st.auction_order):
+        o[L.auction_order + i * NC + c] = 1
+    bv = g.bid_value
+    for i, bids in enumerate(st.bid_history):
+        car = st.auction_order[i]
+        for s in range(n):
+            if bids[s] >= 0:
+                o[L.bid_hist + i * MAXP + rel[s]] = bv[bids[s]][car] + 1
+    paid = [0] * n
+    for c in range(NC):
+        if owner[c] >= 0:
+            paid[owner[c]] += price[c]
+    for s in range(n):
+        r = rel[s]
+        for pw in st.held[s]:
+            o[L.held + r * NPOW + pw] = 1
+        o[L.paid + r] = paid[s]
+    return bytes(o)
+
+
+def _encode_bets_public(st) -> bytes:
+    """Triggered lines, held rounds, recorded positions and open cars (the same for every seat)."""
+    L = st.game.layout
+    base = L.static_end
+    o = bytearray(L.bets - base)
+    trig = st.triggered
+    for k in range(3):
+        if trig[k]:
+            o[L.triggered - base + k] = 1
+    for r, kk in enumerate(st.bet_k):
+        k = kk[0]
+        o[L.round_held - base + k] = 1
+        b0 = L.round_pos - base + k * NC
+        o[b0:b0 + NC] = bytes(st.bet_rounds_pos[r])
+        b1 = L.round_open - base + k * NC
+        o[b1:b1 + NC] = bytes(st.bet_rounds_open[r])
+    return bytes(o)
+
+
+def _encode_cars(st, L: Layout) -> bytearray:
+    o = bytearray(NC * CAR_DYN)
+    pos = st.pos
+    place = st.place
+    moved = st.turn_moved
+    stamp = st.stamp
+    ranked = []
+    b = 0
+    for c in range(NC):
+        p = pos[c]
+        if p >= 0:
+            r3 = p // 3
+            o[b] = r3
+            o[b + 1 + p - 3 * r3] = 1
+            o[b + 4] = 1
+            ranked.append((stamp[c] - r3 * 1_000_000, c))
+        elif place[c]:
+            o[b] = L.last_row
+            o[b + 4 + place[c]] = 1
+        m = moved[c]
+        if m:
+            o[b + 18] = m if m < 255 else 255
+            o[b + 19] = st.turn_nonrect[c]
+        b += CAR_DYN
+    if st.stage != "grid":                          # race positions (DF-R27 order)
+        i = 11
+        for c in st.finish_order:
+            o[i + c * CAR_DYN] = 1
+            i += 1
+        ranked.sort()
+        for _, c in ranked:
+            o[i + c * CAR_DYN] = 1
+            i += 1
+    return o
+
+
+def encode(st, seat: int) -> np.ndarray:
+    """The observation of ``seat`` (see module doc)."""
+    g = st.game
+    L = g.layout
+    n = st.num_players
+    rel = L.rel[n][seat]                           # seat -> relative index
+    # ---- static region, cached per seat
+    stage = st.stage
+    key = (st.chance_k, st.auction_idx, "R" if stage in _RACE_STAGES else stage)   # = static_key(st)
+    cache = st._ocache
+    if cache.get("key") != key:
+        for s in range(n):
+            cache.pop(s, None)
+        cache.pop("abs", None)
+        cache["key"] = key
+    head = cache.get(seat)
+    if head is None:
+        absolute = cache.get("abs")
+        if absolute is None:
+            absolute = cache["abs"] = np.frombuffer(_encode_static(st, 0, list(range(n))) + b"\0", np.uint8)
+        head = cache[seat] = absolute[L.static_perm[n][seat]].tobytes()
+    o = bytearray(head)
+    # ---- betting region, cached per seat until a betting line, a bet or the end changes it
+    if st.bet_k or st.triggered[0]:
+        bkey = (len(st.bet_k), st.triggered[0], st.triggered[1], st.triggered[2])
+        bc = cache.get("bets")
+        if bc is None or bc[0] != bkey:
+            bc = cache["bets"] = (bkey, _encode_bets_public(st))
+        o += bc[1]
+        o += L.zeros_bets_private
+        ended = stage == "end"
+        ob = L.bets
+        for r, kk in enumerate(st.bet_k):          # DF-R26: own bets; everybody's only at the end
+            bb = st.bets[r]
+            k = kk[0]
+            if ended:
+                for s in range(n):
+                    if bb[s] >= 0:
+                        o[ob + (rel[s] * 3 + k) * NC + bb[s]] = 1
+            elif bb[seat] >= 0:
+                o[ob + k * NC + bb[seat]] = 1
+        if stage == "bet":
+            bb = st.bets[st.bet_round]
+            o[L.bet_current + st.bet_k[st.bet_round][0]] = 1
+            for s in range(n):
+                if bb[s] >= 0:
+                    o[L.bet_committed + rel[s]] = 1
+    else:                                          # no betting line crossed yet: all zero
+        o += L.zeros_bets
+    o += L.zeros_dyn
+    (o_stage, o_dec, o_yesno, o_color, o_decider, o_me, o_turn, o_cars, o_elig, o_comm, o_mybid, o_hand,
+     o_played, o_rev, o_hs, o_card, o_rev_flag, o_ign) = L.dyn_offsets
+    o[o_stage + _STAGE_INDEX[stage]] = 1
+    dt = st.dec_type
+    ds = st.dec_seat
+    subject = -1
+    if dt:
+        o[o_dec + L.dec_index[dt]] = 1
+        if dt == "yesno":
+            args = st.dec_args
+            o[o_yesno + args[0]] = 1
+            if args[0] >= 2:                       # prompts about one car (see rules.YESNO_KINDS)
+                subject = args[2] if args[0] == 2 else args[1]
+        elif dt == "color":
+            o[o_color + st.dec_args[0]] = 1
+        elif dt == "steer":
+            subject = st.dec_args[0]
+    if ds >= 0:
+        o[o_decider + rel[ds]] = 1
+        if ds == seat:
+            o[o_me] = 1
+    if st.turn_player >= 0:
+        o[o_turn + rel[st.turn_player]] = 1
+    # ---- cars (seat-independent; cached until a car moves or a card is played)
+    ckey = (st.stamp_counter, len(st.finish_order), len(st.played), st.chance_k, stage == "grid")
+    cc = cache.get("cars")
+    if cc is None or cc[0] != ckey:
+        cc = cache["cars"] = (ckey, _encode_cars(st, L))
+    o[o_cars:o_cars + NC * CAR_DYN] = cc[1]
+    if subject >= 0:
+        o[o_cars + subject * CAR_DYN + 17] = 1
+    if stage == "auction":
+        for s in range(n):
+            r = rel[s]
+            if st.eligible[s]:
+                o[o_elig + r] = 1
+            if st.pending[s] >= 0:
+                o[o_comm + r] = 1
+        if st.pending[seat] >= 0:
+            o[o_mybid + st.pending[seat]] = 1
+    # ---- cards (own hand, played pile, publicly known cards, hand sizes): byte mirrors of the state
+    o[o_hand:o_hand + NK] = st._hb[seat]
+    o[o_played:o_played + NK] = st._pbits if len(st.played) == st._plen else st.played_bits()
+    hands = st.hands
+    rb = st._rb
+    for s in range(n):
+        r = rel[s]
+        o[o_hs + r] = len(hands[s])
+        i = o_rev + r * NK
+        o[i:i + NK] = rb[s]
+    if st.cur_card >= 0 and (stage == "race" or stage == "bet"):
+        o[o_card + st.cur_card] = 1
+        lo = st.line_order
+        if len(lo) > 1 and lo[0] > lo[-1]:
+            o[o_rev_flag] = 1
+        if st.ignored >= 0:
+            o[o_ign + st.ignored] = 1
+    ended = stage == "end"
+    if ended:
+        o[L.final_place:L.final_place + NC] = bytes(st.final_places())
+    out = np.frombuffer(o, dtype=np.uint8).astype(np.float32)
+    out *= L.scale
+    if ended:
+        for s in range(n):
+            out[L.money + rel[s]] = st.money[s] * (1.0 / 30.0)
+    return out
