@@ -161,7 +161,13 @@ class BoardZooAEC(_Core, AECEnv):
             self._was_dead_step(action)
             return
         st = self.state
-        if action is None or not st.is_legal(action):
+        if action.__class__ is not int and isinstance(action, np.integer):
+            action = int(action)
+        m = st._mask
+        if m is None:
+            m = st.legal_mask()
+        # legality inline (the hot path): an int in range whose mask bit is set
+        if action.__class__ is not int or not 0 <= action < len(m) or not m[action]:
             if self.illegal_mode == "penalize":
                 self._clear_rewards()
                 self._cumulative_rewards[agent] = 0.0
@@ -169,13 +175,25 @@ class BoardZooAEC(_Core, AECEnv):
                 self._finish([-1.0 if i == seat else 0.0 for i in range(self.num_players)])
                 self.infos[agent] = {"illegal_action": action}
                 return
-            st.apply_action(action)  # raises IllegalActionError naming action, phase, legal
+            raise IllegalActionError(action, st.phase(), st.legal_actions(), st._safe_name)
         self._cumulative_rewards[agent] = 0.0
-        self._clear_rewards()
-        st.apply_action(int(action))
-        self.record.append(int(action))
-        self._advance_chance()
-        self._select()
+        st._apply(action)
+        st._mask = None
+        rec = self.record
+        rec.append(action)
+        p = st.current_player()
+        if p == CHANCE:
+            rng = self._rng
+            while p == CHANCE:
+                outcome = st.sample_chance(rng)  # sampled by the rules: legal by construction
+                st._apply(outcome)
+                st._mask = None
+                rec.append(outcome)
+                p = st.current_player()
+        if p == TERMINAL:
+            self._finish(self._final_rewards())
+        else:
+            self.agent_selection = self.possible_agents[p]
 
 
 class BoardZooParallel(_Core, ParallelEnv):

@@ -232,13 +232,18 @@ class State:
 
     def is_legal(self, action: Any) -> bool:
         p = self.current_player()
-        if p == TERMINAL:
+        if p < 0:
+            return p == CHANCE and self.is_legal_chance(action)
+        if action.__class__ is not int:  # bool is excluded on purpose
+            if not isinstance(action, np.integer):
+                return False
+            action = int(action)
+        if not 0 <= action < self.game.num_actions:
             return False
-        if p == CHANCE:
-            return self.is_legal_chance(action)
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            return False
-        return 0 <= action < self.game.num_actions and bool(self.legal_mask()[action])
+        m = self._mask
+        if m is None:
+            m = self.legal_mask()
+        return bool(m[action])
 
     def is_legal_chance(self, outcome: Any) -> bool:
         """Whether ``outcome`` is a possible chance outcome here (override for huge spaces)."""

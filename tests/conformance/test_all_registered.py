@@ -125,7 +125,7 @@ def test_clone_and_json_roundtrip(env_id, opts, n):
 def test_random_games_invariants(env_id, opts, n):
     game = make_game(env_id, **opts)
     rng = np.random.default_rng(5)
-    games = max(1, int(30 * SOAK))
+    games = max(1, int(60 * SOAK))
     for _ in range(games):
         st = _random_playout(game.new_initial_state(n), rng, on_state=lambda s: s.check_invariants())
         st.check_invariants()
