@@ -108,36 +108,3 @@ def policy(state, seat: int, rng: np.random.Generator) -> int:
         if v < best_v:
             best, best_v = a, v
     return best
-
-
-def win_rate(games: int = 400, num_players: int = 4, midnight_party: bool = False, seed: int = 0) -> float:
-    """Share of games the heuristic wins (shared wins count) against random bots, one heuristic
-    seat rotated over all seats."""
-    from ..core.bots import RandomBot, choose
-    from .rules import HiddenCastleGame
-
-    game = HiddenCastleGame(midnight_party=midnight_party)
-    rng = np.random.default_rng(seed)
-    won = 0
-    for g in range(games):
-        hero = g % num_players
-        bots = [game.heuristic_bot(s, seed=seed + g) if s == hero else RandomBot(seed + 1000 * g + s)
-                for s in range(num_players)]
-        st = game.new_initial_state(num_players)
-        while not st.is_terminal():
-            if st.is_chance_node():
-                st.apply_action(st.sample_chance(rng))
-                continue
-            p = st.current_player()
-            st.apply_action(choose(bots[p], st, p, rng))
-        won += hero in st.winners()
-    return won / games
-
-
-if __name__ == "__main__":  # python -m boardzoo.envs.hidden_castle.bot [games]
-    import sys
-
-    n_games = int(sys.argv[1]) if len(sys.argv) > 1 else 400
-    for mp in (False, True):
-        print(f"midnight_party={mp}: heuristic wins {win_rate(n_games, 4, mp):.3f} of {n_games} games "
-              f"vs 3 random bots (4 players; random baseline 0.25)")

@@ -211,8 +211,6 @@ def test_bots_choose_legal_actions(env_id):
 
 @pytest.mark.parametrize("env_id", names())
 def test_renders(env_id):
-    pytest.importorskip("PIL")
-    g = game_class(env_id)
     for mode in ("ansi", "rgb_array"):
         env = make(env_id, render_mode=mode)
         env.reset(seed=1)

@@ -9,7 +9,6 @@ from gob_helpers import start
 from pettingzoo.test import api_test
 
 from boardzoo.envs import make, make_game
-from boardzoo.envs.core.bots import RandomBot, choose
 from boardzoo.envs.get_on_board.data import REQ_ANY, REQ_STRAIGHT, REQ_TURN
 from boardzoo.envs.get_on_board.rules import P_DEPART, P_PLACE, SHEET_LEN, TZ
 
@@ -208,19 +207,6 @@ def test_GB_R4_departure_choice_is_secret_until_revealed():
 
 
 def test_heuristic_beats_random():
-    g = make_game("get_on_board_v0")
-    rng = np.random.default_rng(5)
-    wins = 0
-    games = 16
-    for k in range(games):
-        h = k % 2
-        bots = [g.heuristic_bot(s, seed=k) if s == h else RandomBot(k * 10 + s) for s in range(2)]
-        st = g.new_initial_state(2)
-        while not st.is_terminal():
-            if st.is_chance_node():
-                st.apply_action(st.sample_chance(rng))
-                continue
-            p = st.current_player()
-            st.apply_action(choose(bots[p], st, p, rng))
-        wins += h in st.winners()
-    assert wins >= 12
+    from boardzoo.envs.core.arena import heuristic_vs_random
+    m = heuristic_vs_random(make_game("get_on_board_v0"), 2, games=16, seed=5)
+    assert m.wins >= 12

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 from boardzoo.envs import make
-from boardzoo.envs.core.bots import RandomBot, choose
 from boardzoo.envs.voll_verplant import encoder as E
 from vv_helpers import game, num, random_game, reveal, setup
 
@@ -107,22 +106,9 @@ def test_parallel_env_plays_a_whole_game():
 
 
 def test_heuristic_beats_random():
-    g = game()
-    rng = np.random.default_rng(11)
-    wins = 0
-    games = 12
-    for i in range(games):
-        seat = i % 4
-        bots = [g.heuristic_bot(s, seed=i) if s == seat else RandomBot(100 * i + s) for s in range(4)]
-        st = g.new_initial_state(4)
-        while not st.is_terminal():
-            if st.is_chance_node():
-                st.apply_action(st.sample_chance(rng))
-                continue
-            p = st.current_player()
-            st.apply_action(choose(bots[p], st, p, rng))
-        wins += seat in st.winners()
-    assert wins >= 10
+    from boardzoo.envs.core.arena import heuristic_vs_random
+    m = heuristic_vs_random(game(), 4, games=12, seed=11)
+    assert m.wins >= 10
 
 
 def test_render_ansi_and_rgb():
