@@ -24,7 +24,8 @@ import numpy as np
 from ..core.bots import HeuristicBot
 from ..core.game import CHANCE, TERMINAL, Game, Option, State
 from . import encoder as E
-from .components import EXPRESS, FREE, MAX_LINES, MAX_STATIONS, NUMBER, TRANSFER, load_deck, load_map
+from .components import (EXPRESS, FREE, MAX_LINES, MAX_PLAYERS, MAX_STATIONS, NUMBER, TRANSFER, load_deck,
+                         load_map)
 
 NUM_ACTIONS = 144
 A_TRANSFER = 70
@@ -78,11 +79,36 @@ class VollVerplantGame(Game):
             if d.kind_shuffle[k]:
                 hist[14] += c * 0.25
         self.full_deck_hist = hist
+        # hot-path tables (computed once per Game)
+        L = m.num_lines
+        self._seg = ([bytes([1] * (k + 1) + [0] * (6 - k)) for k in range(7)] if self.short_moves
+                     else [bytes([0] * k + [1] + [0] * (6 - k)) for k in range(7)])  # mask bytes of a line
+        self._seg_closed = bytes(7)
+        self._num_tail = bytes(NUM_ACTIONS - 7 * L)
+        self._tr_head = bytes(A_TRANSFER)
+        self._tr_tail = bytes(NUM_ACTIONS - A_TRANSFER - L)
+        self._free_head = bytes(A_FREE)
+        self._onmap = [1 if m.st_lines[s] else 0 for s in range(MAX_STATIONS)]
+        # per value v: mask bytes of a line by its cap (run or unmarked count; -1 = no window left)
+        maxlen = max(len(st) for st in m.line_st)
+        self._segtab = [[self._seg[min(v, r)] for r in range(maxlen + 1)] + [self._seg_closed]
+                        for v in range(7)]
+        self._line_len = [len(st) for st in m.line_st]
+        self._lp = [tuple((li, 1 << m.line_st[li].index(s)) for li in m.st_lines[s])
+                    for s in range(MAX_STATIONS)]   # (line, bit of the station's position on it)
+        self._tails = {n: np.zeros((MAX_PLAYERS - n) * E.BLOCK, dtype=np.float32)
+                       for n in range(1, self.max_players + 1)}
+        self._hide = not self.observe_others
+        self._templates: dict[int, VollVerplantState] = {}
 
     # ---------------------------------------------------------------- api
     def new_initial_state(self, num_players: int) -> "VollVerplantState":
         self.check_players(num_players)
-        return VollVerplantState(self, int(num_players))
+        n = int(num_players)
+        t = self._templates.get(n)
+        if t is None:   # the empty position is the same every game: build it once, clone it
+            t = self._templates[n] = VollVerplantState(self, n)
+        return t.clone()
 
     def state_from_dict(self, data: dict) -> "VollVerplantState":
         st = VollVerplantState(self, int(data["num_players"]))
@@ -142,7 +168,7 @@ class VollVerplantState(State):
         self.bonus = [0] * n
         self.tsum = [0] * n
         self.wused = [0] * n
-        self.blk = np.zeros((n, E.BLOCK), dtype=np.float32)
+        self._new_buffers()
         for p in range(n):
             mk, blk = self.marks[p], self.blk[p]
             for li in range(L):
@@ -168,9 +194,42 @@ class VollVerplantState(State):
             blk[E.P_SCORE] = (self.bonus[p] + 2 * self.tsum[p]) / 50.0
             blk[E.P_EMPTY] = self.empty[p] / 64.0
             blk[E.P_PRESENT] = 1.0
+        self._sync_blocks()
+        # hot-path caches: marked positions per line as a bitmask, open lines (a window left),
+        # the mask caps (run / unmarked count of an open line, else -1), free-ride stations
+        line_st = m.line_st
+        self.lm = [[sum(1 << i for i, s in enumerate(line_st[li]) if mk[s]) for li in range(L)]
+                   for mk in self.marks]
+        self.opn = [[1 if len(self.wins[p][li]) < m.windows[li] else 0 for li in range(L)] for p in range(n)]
+        self.capr = [[r if o else -1 for r, o in zip(self.run[p], self.opn[p])] for p in range(n)]
+        self.capu = [[u if o else -1 for u, o in zip(self.unm[p], self.opn[p])] for p in range(n)]
+        self.freeb = [bytearray(1 if on and not x else 0 for on, x in zip(g._onmap, mk)) for mk in self.marks]
         h = g.static_header.copy()
         self.header = h
         self._header_dynamic()
+
+    def _new_buffers(self, src: "VollVerplantState | None" = None) -> None:
+        """The seat blocks live twice in a row in ``_buf`` (rows ``n..2n-1`` repeat rows
+        ``0..n-1``), so every seat's rotated view is one contiguous slice of ``_flat``;
+        ``blk`` is the first copy. ``_hflat`` is the same with the hidden entries zeroed
+        (observe_opponent_sheets off)."""
+        n = self.num_players
+        self._buf = buf = (np.zeros((2 * n, E.BLOCK), dtype=np.float32) if src is None else src._buf.copy())
+        self.blk = buf[:n]
+        self._flat = buf.reshape(-1)
+        if self.game._hide:
+            self._hbuf = (np.zeros((2 * n, E.BLOCK), dtype=np.float32) if src is None else src._hbuf.copy())
+            self._hflat = self._hbuf.reshape(-1)
+
+    def _sync_blocks(self) -> None:
+        """Refresh the second copy of the blocks (and the hidden view) after ``blk`` changed."""
+        buf = self._buf
+        n = self.num_players
+        buf[n:] = buf[:n]
+        if self.game._hide:
+            hb = self._hbuf
+            hb[...] = buf
+            hb[:, E.HIDDEN_IN_BLOCK] = 0.0
 
     def _header_dynamic(self) -> None:
         g, h = self.game, self.header
@@ -243,39 +302,70 @@ class VollVerplantState(State):
         return (isinstance(outcome, (int, np.integer)) and not isinstance(outcome, (bool, np.bool_))
                 and 0 <= outcome < len(self.deck) and self.deck[outcome] > 0)
 
+    # The three below are the base class's, with a fast path for plain ints (what the adapter
+    # passes); anything else takes the base route, so errors and messages are unchanged.
+    def legal_mask(self) -> np.ndarray:
+        m = self._mask
+        if m is None:
+            m = np.zeros(NUM_ACTIONS, dtype=np.int8) if self.over or self.card < 0 else self.mask_for(self.cur)
+            self._mask = m
+        return m
+
+    def is_legal(self, action: Any) -> bool:
+        if type(action) is int:
+            if self.over:
+                return False
+            if self.card < 0:
+                return 0 <= action < len(self.deck) and self.deck[action] > 0
+            if 0 <= action < NUM_ACTIONS:
+                m = self._mask
+                if m is None:
+                    m = self.legal_mask()
+                return bool(m[action])
+            return False
+        return State.is_legal(self, action)
+
+    def apply_action(self, action: Any) -> None:
+        if type(action) is int and not self.over:
+            if self.card < 0:
+                if 0 <= action < len(self.deck) and self.deck[action] > 0:
+                    self._apply(action)
+                    self._mask = None
+                    return
+            elif 0 <= action < NUM_ACTIONS:
+                m = self._mask
+                if m is None:
+                    m = self.legal_mask()
+                if m[action]:
+                    p = self.cur                # a hidden commit (VV-R10)
+                    self.commits[p] = action
+                    self.cur = p + 1
+                    if p + 1 == self.num_players:
+                        self._resolve()
+                    self._mask = None
+                    return
+        State.apply_action(self, action)        # illegal (raises) or not a plain int
+
     def _legal_mask(self) -> np.ndarray:
         return self.mask_for(self.cur)
 
     def mask_for(self, p: int) -> np.ndarray:
         """The legal actions of seat ``p`` on the revealed card (its sheet is not changed by
-        the other commits of the same turn, VV-R37 (1))."""
+        the other commits of the same turn, VV-R37 (1)). Built as bytes from per-line
+        segments precomputed on the Game and the seat's cached line caps."""
         g = self.game
-        m = g.map
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        t = g.deck.kind_type[self.card]
-        if t == FREE:   # VV-R21/R22
-            mk = self.marks[p]
-            idx = [A_FREE + s for s in m.stations if not mk[s]]
-            mask[idx if idx else A_FREE] = 1
-            return mask
-        wins, windows = self.wins[p], m.windows
-        if t == TRANSFER:   # VV-R8, VV-R18
-            mask[[A_TRANSFER + li for li in range(m.num_lines) if len(wins[li]) < windows[li]]] = 1
-            return mask
-        v = g.deck.kind_value[self.card]
-        avail = self.run[p] if t == NUMBER else self.unm[p]   # VV-R13 / VV-R17
-        short = g.short_moves
-        idx: list[int] = []
-        for li in range(m.num_lines):
-            if len(wins[li]) < windows[li]:
-                r = avail[li]
-                k = v if v < r else r
-                if short:
-                    idx += _RANGES[li][k]      # k = 0..min(v, r)
-                else:
-                    idx.append(7 * li + k)     # VV-V2 off: the maximum possible
-        mask[idx] = 1
-        return mask
+        card = self.card
+        t = g.deck.kind_type[card]
+        if t == NUMBER or t == EXPRESS:   # VV-R8, VV-R13 / VV-R17; k = 0..min(v, cap) (VV-V2 off: k = min)
+            tab = g._segtab[g.deck.kind_value[card]]
+            caps = self.capr[p] if t == NUMBER else self.capu[p]
+            data = b"".join([tab[r] for r in caps]) + g._num_tail
+        elif t == TRANSFER:   # VV-R8, VV-R18
+            data = g._tr_head + bytes(self.opn[p]) + g._tr_tail
+        else:   # FREE, VV-R21/R22: the unmarked stations; 80 alone means "nothing" on a full sheet
+            fb = self.freeb[p]
+            data = g._free_head + (fb if 1 in fb else b"\x01" + fb[1:])
+        return np.frombuffer(bytearray(data), dtype=np.int8)
 
     def _apply(self, a: int) -> None:
         if self.card < 0:   # chance: reveal the top card (VV-R4, VV-R5)
@@ -299,73 +389,94 @@ class VollVerplantState(State):
             self._resolve()
 
     # -------------------------------------------------------------- turn
-    def _act(self, p: int, a: int, t: int, v: int) -> set:
-        """Apply seat ``p``'s committed action to its own sheet (VV-R37 (1)); returns the lines
-        whose stations changed."""
-        m = self.game.map
-        mk = self.marks[p]
-        crossed: list[int] = []
-        if t == FREE:   # VV-R21: no window; VV-R22: nothing on a full sheet
-            s = a - A_FREE
-            if m.st_lines[s] and not mk[s]:
-                crossed.append(s)
-        else:
-            if t == TRANSFER:
-                li = a - A_TRANSFER
-                code = W_TRANSFER                          # VV-R18
-            else:
-                li, k = divmod(a, 7)
-                code = v if t == NUMBER else 10 + v        # VV-R11
-            wins = self.wins[p][li]
-            wins.append(code)
-            self.wused[p] += 1
-            self.blk[p, E.P_WUSED + li] = len(wins) * 0.25
-            st = m.line_st[li]
-            i = self.first[p][li]
-            if t == TRANSFER:
-                if i < len(st):                            # VV-R19 (else VV-R20)
-                    s = st[i]
-                    nl = m.n_lines_through[s]
-                    self.nums[p][s] = nl
-                    self.tsum[p] += nl
-                    self.blk[p, E.P_NUM + s] = nl / 3.0
-                    crossed.append(s)
-            elif t == NUMBER:   # VV-R12..R15: k consecutive stations from the first unmarked
-                crossed = st[i:i + k]
-            else:               # VV-R16/R17: the first k unmarked stations, skipping marked ones
-                for s in st[i:]:
-                    if len(crossed) == k:
-                        break
-                    if not mk[s]:
-                        crossed.append(s)
-        touched: set = set()
-        if crossed:             # VV-R23: a station is marked for every line through it
-            unm = self.unm[p]
-            st_lines = m.st_lines
-            for s in crossed:
-                mk[s] = 1
-                for li in st_lines[s]:
-                    unm[li] -= 1
-                    touched.add(li)
-            self.empty[p] -= len(crossed)
-            self.blk[p, crossed] = 1.0    # P_MARK block starts at 0
-        return touched
-
     def _resolve(self) -> None:
         """End of turn, VV-R37: actions, completions, bonuses, strikes, reshuffle, end check."""
         g = self.game
         m = g.map
+        d = g.deck
         n = self.num_players
-        t = g.deck.kind_type[self.card]
-        v = g.deck.kind_value[self.card]
+        card = self.card
+        t = d.kind_type[card]
+        v = d.kind_value[card]
+        code = W_TRANSFER if t == TRANSFER else (v if t == NUMBER else 10 + v)   # VV-R11, VV-R18
+        mv = memoryview(self._flat)     # float32 view of the seat blocks
+        B = E.BLOCK
+        line_st, line_len, lp, windows = m.line_st, g._line_len, g._lp, m.windows
+        commits, marks, wins_all, wused = self.commits, self.marks, self.wins, self.wused
+        firsts, runs, unms, lms = self.first, self.run, self.unm, self.lm
+        opns, caprs, capus, frees = self.opn, self.capr, self.capu, self.freeb
         completed: list[list[int]] = [[] for _ in range(n)]
         any_done = False
-        for p in range(n):                          # (1) every action on its own sheet
-            touched = self._act(p, self.commits[p], t, v)
-            unm, scored = self.unm[p], self.scored[p]
-            for li in touched:
-                self._line_stat(p, li)
-                if unm[li] == 0 and scored[li] == 0:    # (2) VV-R25, VV-R26, VV-R38
+        for p in range(n):              # (1) every action on its own sheet
+            a = commits[p]
+            mk = marks[p]
+            base = p * B
+            first = firsts[p]
+            crossed: Any = ()
+            if t == FREE:               # VV-R21: no window; VV-R22: nothing on a full sheet
+                s = a - A_FREE
+                if lp[s] and not mk[s]:
+                    crossed = (s,)
+            else:
+                if t == TRANSFER:
+                    li = a - A_TRANSFER
+                    k = 0
+                else:
+                    li, k = divmod(a, 7)
+                w = wins_all[p][li]
+                w.append(code)
+                wused[p] += 1
+                nw = len(w)
+                mv[base + E.P_WUSED + li] = nw * 0.25
+                if nw >= windows[li]:   # no window left on this line (VV-R8)
+                    opns[p][li] = 0
+                    caprs[p][li] = capus[p][li] = -1
+                st = line_st[li]
+                i = first[li]
+                if t == TRANSFER:
+                    if i < len(st):                        # VV-R19 (else VV-R20)
+                        s = st[i]
+                        nl = m.n_lines_through[s]
+                        self.nums[p][s] = nl
+                        self.tsum[p] += nl
+                        mv[base + E.P_NUM + s] = nl / 3.0
+                        crossed = (s,)
+                elif k:
+                    if t == NUMBER:     # VV-R12..R15: k consecutive stations from the first unmarked
+                        crossed = st[i:i + k]
+                    else:               # VV-R16/R17: the first k unmarked stations, skipping marked ones
+                        crossed = []
+                        for s in st[i:]:
+                            if not mk[s]:
+                                crossed.append(s)
+                                if len(crossed) == k:
+                                    break
+            if not crossed:
+                continue
+            unm, lmp, fb = unms[p], lms[p], frees[p]
+            touched = set()
+            for s in crossed:           # VV-R23: a station is marked for every line through it
+                mk[s] = 1
+                fb[s] = 0
+                mv[base + s] = 1.0      # P_MARK block starts at 0
+                for li, bit in lp[s]:
+                    lmp[li] |= bit
+                    unm[li] -= 1
+                    touched.add(li)
+            self.empty[p] -= len(crossed)
+            run, opn, capr, capu, scored = runs[p], opns[p], caprs[p], capus[p], self.scored[p]
+            for li in touched:          # VV-R13: first unmarked position and the run from it
+                x = lmp[li]
+                f = (~x & (x + 1)).bit_length() - 1
+                y = x >> f
+                r = (y & -y).bit_length() - 1 if y else line_len[li] - f
+                first[li] = f
+                run[li] = r
+                u = unm[li]
+                if opn[li]:
+                    capr[li] = r
+                    capu[li] = u
+                if u == 0 and scored[li] == 0:    # (2) VV-R25, VV-R26, VV-R38
                     completed[p].append(li)
                     any_done = True
         h = self.header
@@ -377,50 +488,55 @@ class VollVerplantState(State):
                 if not done:
                     continue
                 done.sort()
+                base = p * B
                 for li in done:
                     if solo or not self.first_gone[li]:
                         self.scored[p][li] = 1
                         self.bonus[p] += m.bonus_first[li]
-                        self.blk[p, E.P_FIRST + li] = 1.0
+                        mv[base + E.P_FIRST + li] = 1.0
                     else:
                         self.scored[p][li] = 2
                         self.bonus[p] += m.bonus_other[li]
-                        self.blk[p, E.P_OTHER + li] = 1.0
+                        mv[base + E.P_OTHER + li] = 1.0
                     lines_done.add(li)
             for li in lines_done:                   # (4) strike the first bonus for the others
                 self.first_gone[li] = True
                 h[E.H_FIRST_GONE + li] = 1.0
-        blk = self.blk
+        bonus, tsum, empty = self.bonus, self.tsum, self.empty
         for p in range(n):
-            blk[p, E.P_SCORE] = (self.bonus[p] + 2 * self.tsum[p]) / 50.0
-            blk[p, E.P_EMPTY] = self.empty[p] / 64.0
-        self.last_card = self.card
-        self.last_actions = self.commits
+            base = p * B
+            mv[base + E.P_SCORE] = (bonus[p] + 2 * tsum[p]) / 50.0
+            mv[base + E.P_EMPTY] = empty[p] / 64.0
+        mv.release()
+        self._sync_blocks()
+        self.last_card = card
+        self.last_actions = commits
         self.last_completed = completed             # VV-R30: announced
         h[:E.H_DECK] = 0.0                          # no card shown
-        if g.deck.kind_shuffle[self.card]:          # (5) VV-R6
-            self.deck = list(g.deck.kind_count)
+        if d.kind_shuffle[card]:                    # (5) VV-R6
+            self.deck = list(d.kind_count)
             self.discard = []
             h[E.H_DECK:E.H_DECK + 15] = g.full_deck_hist
         self.turn += 1
         self.card = -1
         self.cur = 0
         self.commits = [-1] * n
-        if self.wused[0] == m.total_windows:        # (6) VV-R31
+        if wused[0] == m.total_windows:             # (6) VV-R31
             self.over = True
-        h[E.H_PROGRESS] = self.wused[0] / m.total_windows
+        h[E.H_PROGRESS] = wused[0] / m.total_windows
 
     # -------------------------------------------------------- observation
     def observation(self, seat: int) -> np.ndarray:
-        g = self.game
         n = self.num_players
-        obs = np.zeros(E.OBS_SIZE, dtype=np.float32)
-        obs[:E.HEADER] = self.header
+        g = self.game
+        B = E.BLOCK
+        if g._hide and n > 1:   # VV-V4 off: the other seats' blocks from the hidden view
+            obs = np.concatenate((self.header, self._flat[seat * B:(seat + 1) * B],
+                                  self._hflat[(seat + 1) * B:(seat + n) * B], g._tails[n]))
+        else:
+            obs = np.concatenate((self.header, self._flat[seat * B:(seat + n) * B], g._tails[n]))
         if self.cur == seat and self.card >= 0 and not self.over:
             obs[E.H_DECIDING] = 1.0
-        obs[E.HEADER:E.HEADER + n * E.BLOCK] = self.blk[g._rot[n][seat]].ravel()
-        if not g.observe_others and n > 1:
-            obs[g._hidden[n]] = 0.0
         return obs
 
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> "VollVerplantState":
@@ -589,11 +705,16 @@ class VollVerplantState(State):
         c.unm = [x[:] for x in self.unm]
         c.first = [x[:] for x in self.first]
         c.run = [x[:] for x in self.run]
+        c.lm = [x[:] for x in self.lm]
+        c.opn = [x[:] for x in self.opn]
+        c.capr = [x[:] for x in self.capr]
+        c.capu = [x[:] for x in self.capu]
+        c.freeb = [bytearray(x) for x in self.freeb]
         c.empty = self.empty[:]
         c.bonus = self.bonus[:]
         c.tsum = self.tsum[:]
         c.wused = self.wused[:]
-        c.blk = self.blk.copy()
+        c._new_buffers(self)
         c.header = self.header.copy()
         c._mask = self._mask
         return c
@@ -635,6 +756,11 @@ class VollVerplantState(State):
             n_t = sum(1 for w in self.wins[p] for c in w if c == W_TRANSFER)
             assert sum(1 for x in nm if x) <= n_t, "more transfer numbers than transfer windows"
         assert np.array_equal(ref.blk, self.blk), "observation blocks out of date"
+        assert (ref.lm, ref.opn, ref.capr, ref.capu, ref.freeb) == (
+            self.lm, self.opn, self.capr, self.capu, self.freeb), "mask caches out of date"
+        assert np.array_equal(self._buf[n:], self.blk), "second copy of the blocks out of date"
+        if g._hide:
+            assert np.array_equal(ref._hbuf, self._hbuf), "hidden view of the blocks out of date"
         assert np.array_equal(ref.header, self.header), "observation header out of date"
         for li in range(m.num_lines):
             assert self.first_gone[li] == any(self.scored[p][li] for p in range(n)), "strike mismatch"
