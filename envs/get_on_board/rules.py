@@ -219,6 +219,25 @@ class Rules:
             v += self.personal_value
         return v
 
+    def running_total(self, sh: list[int]) -> int:
+        """``total(sh, False)`` unrolled (the public running total shown after every marker)."""
+        tv, ov = self.t_val, self.o_val
+        v = (self.grandma_cum[sh[GR]] + (sh[ST] + sh[IN]) * sh[SC] + max(0, sh[SSTAR]) + max(0, sh[SL], sh[SD])
+             + max(0, sh[OSTAR]) + sh[C0] + sh[C1] + self.tz_cum[sh[TZ]] + self.tr_cum[sh[TR]])
+        if sh[TS0]:
+            v += tv[sh[T0]]
+        if sh[TS1]:
+            v += tv[sh[T1]]
+        if sh[TS2]:
+            v += tv[sh[T2]]
+        if sh[BS0]:
+            v += ov[sh[B0]]
+        if sh[BS1]:
+            v += ov[sh[B1]]
+        if sh[BS2]:
+            v += ov[sh[B2]]
+        return v
+
 
 class GetOnBoardGame(Game):
     """Get on Board: New York (Saashi, Iello 2021): route-building flip-and-write."""
@@ -319,6 +338,60 @@ class GetOnBoardGame(Game):
             self._masks.append(mk)
         self._dep_masks = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self._dep_masks[A_TICKET_LOW] = self._dep_masks[A_TICKET_HIGH] = 1
+        # hot-path tables (speed only; the plain forms stay in Rules / observation's docstring)
+        # sheet fields a marker may change: turn zone, traffic and what Rules.reach(code) touches
+        reach_fields = {C_GRANDMA: (GR,), C_STUDENT: (ST,), C_SCHOOL: (SC, SSTAR), C_TOURIST: (T0, T1, T2),
+                        C_LIGHT: (TS0, TS1, TS2, NL, SL), C_DARK: (TS0, TS1, TS2, ND, SD),
+                        C_WORKER: (B0, B1, B2), C_OFFICE: (BS0, BS1, BS2, GR, T0, T1, T2, IN, OSTAR)}
+        self.place_fields = [(TZ, TR) + reach_fields.get(c, ()) for c in range(max(9, max(m.code) + 1))]
+        # common objectives: (sheet fields summed by Rules.counter, threshold)
+        cidx = {"grandmas": (GR,), "students": (ST, IN), "tourists": (T0, T1, T2), "workers": (B0, B1, B2),
+                "light_sights": (NL,)}
+        self.common_sum = [(cidx.get(c["counter"], (ND,)), c["threshold"]) for c in self.commons]
+        # observation: indices set for the placing seat, by the key of GetOnBoardState._dir_info
+        self._step_tbl: dict[int, tuple[int, ...]] = {}
+        self.tz_max, self.tr_max = self.rules.tz_max, self.rules.tr_max
+        # whether a sheet field enters Rules.total(sheet, False): -2 always, -1 never (sight counts),
+        # else only while the flag field it names is set (tourist / worker counts of a scored row)
+        self.total_flag = [-2] * SHEET_LEN
+        self.total_flag[NL] = self.total_flag[ND] = -1
+        for i in range(3):
+            self.total_flag[T0 + i] = TS0 + i
+            self.total_flag[B0 + i] = BS0 + i
+        # offsets in the per-round block (from o_round) and the seat order clockwise from each inspector
+        self.o_round = self.off_misc + self.step_len
+        self.o_own = self.o_round + self.round_len
+        self.i_used = self.rounds + 1
+        self.i_cur = self.i_used + self.tickets
+        self.i_insp = self.i_cur + self.tickets
+        self.i_shape = self.i_insp + self.maxp
+        self.i_claim = self.i_shape + len(self.shape_names) * self.maxp + len(self.commons)
+        self.rotation = {n: [tuple((i0 + i) % n for i in range(n)) for i0 in range(n)]
+                         for n in range(1, self.maxp + 1)}
+
+    def step_offsets(self, key: int) -> tuple[int, ...]:
+        """Observation indices set to 1 for the seat placing a marker, given the key built by
+        ``GetOnBoardState._dir_info`` (legal and eliminating direction bits, requirement, previous
+        direction, marker index or 4 for a green-light extra): phase, current player (me), extra
+        flag or marker index, previous direction, requirement, directions that would deviate or
+        eliminate."""
+        legal, elim, req, prev, k = key & 15, key >> 4 & 15, key >> 8 & 7, (key >> 11 & 7) - 1, key >> 14
+        b = self.off_misc
+        i = b + 6 + self.maxp
+        offs = [b + P_PLACE, b + 6]
+        if k == 4:
+            offs.append(b + 5)
+        else:
+            offs.append(i + k)  # marker index within the shape
+        offs += [i + 4 + prev, i + 8 + req]
+        i += 12
+        for d in range(4):
+            if legal >> d & 1:
+                if (req == REQ_STRAIGHT and d != prev) or (req == REQ_TURN and d == prev):
+                    offs.append(i + d)  # would check a turn-zone box
+                if elim >> d & 1:
+                    offs.append(i + 4 + d)  # would eliminate
+        return tuple(offs)
 
     def check_players(self, num_players: int) -> None:
         if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
@@ -344,7 +417,8 @@ class GetOnBoardGame(Game):
     def layout(self, n: int) -> tuple:
         """Flat indices into the (n, observation_size) buffer of every seat's observation:
         player p sits in slot (p - seat) mod n of seat's view (me first, then clockwise).
-        Returns (template, vis_idx[p], end_idx[p], road_idx[p], sf_starts[p])."""
+        Returns (template, vis_idx[p], end_idx[p], road_idx[p], sf_starts[p], zip of the three
+        before for seat p)."""
         if n not in self._layouts:
             size = self.observation_size
             tpl = np.zeros((n, size), dtype=np.float32)
@@ -357,7 +431,8 @@ class GetOnBoardGame(Game):
                 end.append([s * size + self.off_end + r * N for s, r in rel])
                 road.append([s * size + self.off_road + r * R for s, r in rel])
                 sfs.append([s * size + self.off_sf + r * K for s, r in rel])
-            self._layouts[n] = (tpl, vis, end, road, sfs)
+            both = [list(zip(vis[p], end[p], road[p])) for p in range(n)]  # one loop in _place
+            self._layouts[n] = (tpl, vis, end, road, sfs, both)
         return self._layouts[n]
 
     def new_initial_state(self, num_players: int) -> "GetOnBoardState":
@@ -380,6 +455,8 @@ class GetOnBoardGame(Game):
 
 class GetOnBoardState(State):
     """One position of Get on Board."""
+
+    _cl: list[int] | None = None  # cached chance outcomes (until the next action)
 
     def __init__(self, game: GetOnBoardGame, num_players: int, _blank: bool = False):
         self.game = game
@@ -412,15 +489,18 @@ class GetOnBoardState(State):
         self.log: list[int] = []  # every marker in board order: seat * n_roads + road
         self.shape: tuple = ()
         self.shape_name = ""
-        self._alloc()
         fresh = game._fresh.get(n)
         if fresh is None:  # first state of this player count: build and keep the fresh buffers
+            self._alloc()
             self._rebuild()
             game._fresh[n] = (self.obuf.copy(), [x[:] for x in self._shown])
-        else:
+        else:  # _alloc with the fresh buffers
+            self.visl = [bytearray(game.n_nodes) for _ in range(n)]
+            self._lay = game.layout(n)
             self.obuf = fresh[0].copy()
             self._flat = _view(self.obuf)
             self._shown = [x[:] for x in fresh[1]]
+            self._di = None
 
     # ------------------------------------------------------------ caches
     def _alloc(self) -> None:
@@ -487,7 +567,36 @@ class GetOnBoardState(State):
                 x = v * sc[i]
                 for b in bases:
                     flat[b + i] = x
-        tot = 0.0 if self.elim[p] else g.rules.total(sh, False) * 0.01
+        tot = 0.0 if self.elim[p] else g.rules.running_total(sh) * 0.01
+        k = g.sf_len - 1
+        for b in bases:
+            flat[b + k] = tot
+
+    def _sheet_feat_at(self, p: int, fields: tuple[int, ...]) -> None:
+        """:meth:`_sheet_feat` when only ``fields`` of seat p's sheet can have changed since the
+        last write (a marker of a non-eliminated seat: see GetOnBoardGame.place_fields)."""
+        sh = self.sheets[p]
+        old = self._shown[p]
+        g = self.game
+        flat = self._flat
+        bases = self._lay[4][p]
+        sc = g.sf_scale_l
+        tot_flag = g.total_flag
+        same_total = True  # only fields outside the running total changed
+        for i in fields:
+            v = sh[i]
+            if v != old[i]:
+                old[i] = v
+                x = v * sc[i]
+                for b in bases:
+                    flat[b + i] = x
+                if same_total:
+                    f = tot_flag[i]
+                    if f == -2 or (f >= 0 and sh[f]):
+                        same_total = False
+        if same_total:
+            return  # nothing changed, or the total is the one already shown
+        tot = g.rules.running_total(sh) * 0.01
         k = g.sf_len - 1
         for b in bases:
             flat[b + k] = tot
@@ -575,7 +684,14 @@ class GetOnBoardState(State):
         return [(o, p) for o in out]
 
     def _chance_list(self) -> list[int]:
-        """The equally likely outcomes of this chance node (a card dealt, a ticket revealed)."""
+        """The equally likely outcomes of this chance node (a card dealt, a ticket revealed);
+        cached until the next action (do not modify the returned list)."""
+        out = self._cl
+        if out is None:
+            out = self._cl = self._chance_list_plain()
+        return out
+
+    def _chance_list_plain(self) -> list[int]:
         g = self.game
         if self.ph == P_DEAL:
             kind = g.schedule(self.num_players)[self.deal_i][0]
@@ -606,14 +722,52 @@ class GetOnBoardState(State):
             return False
         return outcome in self._chance_list()
 
+    def is_legal(self, action: Any) -> bool:
+        """``State.is_legal`` with a fast path for a plain int (same answer, no mask array)."""
+        if type(action) is not int:
+            return State.is_legal(self, action)
+        ph = self.ph
+        if ph == P_PLACE:
+            if 0 <= action < 4:
+                return bool(self._dir_info()[3] >> action & 1)
+            return action == A_DECLINE and bool(self._dir_info()[3] & 16)
+        if ph == P_DEPART:
+            return action == A_TICKET_LOW or action == A_TICKET_HIGH
+        if ph == P_END:
+            return False
+        return action in self._chance_list()
+
+    def apply_action(self, action: Any) -> None:
+        """``State.apply_action`` with a fast path for a legal plain int."""
+        if type(action) is int and self.is_legal(action):
+            self._apply(action)
+            self._mask = None
+        else:
+            State.apply_action(self, action)
+
+    def legal_mask(self) -> np.ndarray:
+        """``State.legal_mask`` (cached until the next action; do not modify), without the detour."""
+        m = self._mask
+        if m is None:
+            ph = self.ph
+            if ph == P_PLACE:
+                m = self.game._masks[self._dir_info()[3]].copy()
+            elif ph == P_DEPART:
+                m = self.game._dep_masks.copy()
+            else:
+                m = np.zeros(NUM_ACTIONS, dtype=np.int8)
+            self._mask = m
+        return m
+
     def _legal_mask(self) -> np.ndarray:
         g = self.game
         if self.ph == P_DEPART:
             return g._dep_masks.copy()
         return g._masks[self._dir_info()[3]].copy()
 
-    def _dir_info(self) -> tuple[int, int, int, int]:
-        """(legal direction bits, eliminating direction bits, non-own road bits, mask index) for
+    def _dir_info(self) -> tuple[int, int, int, int, int]:
+        """(legal direction bits, eliminating direction bits, non-own road bits, mask index, observation
+        key) for
         the marker to place now (GB-R11, GB-R13..GB-R16, GB-R19); cached until the next action.
         The mask index holds the legal directions after GB-V1 plus the decline bit (GB-V2)."""
         di = self._di
@@ -628,7 +782,7 @@ class GetOnBoardState(State):
         extra = self.extra
         req = REQ_ANY if extra else self.shape[self.k]
         prev = self.prev
-        tz_ok = self.sheets[p][TZ] < g.rules.tz_max
+        tz_ok = self.sheets[p][TZ] < g.tz_max
         legal = elim = free = 0
         for d, r, q in g.map.exits[e]:
             if marks[r] & bit:
@@ -647,7 +801,9 @@ class GetOnBoardState(State):
                 eff = safe
         if decline:
             eff |= 16
-        di = self._di = (legal, elim, free, eff)
+        # 5th: the observation's per-step key (see _step_offsets)
+        di = self._di = (legal, elim, free, eff,
+                         legal | elim << 4 | req << 8 | (prev + 1) << 11 | (4 if extra else self.k) << 14)
         return di
 
     def _effective(self) -> int:
@@ -656,6 +812,7 @@ class GetOnBoardState(State):
 
     def _apply(self, a: Any) -> None:
         self._di = None
+        self._cl = None
         ph = self.ph
         if ph == P_PLACE:
             self._place(a)
@@ -682,7 +839,7 @@ class GetOnBoardState(State):
         elif kind == K_TICKET:
             self.tickets[p].append(o)
             self.tickets[p].sort()
-            self._own_feat(p)
+            self._flat[p * g.observation_size + g.o_own + o - 1] = 1.0  # incremental _own_feat (no choice yet)
         else:
             self.inspector = o
         self.deal_i += 1
@@ -693,8 +850,10 @@ class GetOnBoardState(State):
 
     def _depart(self, a: int) -> None:
         """GB-R4: secret simultaneous departure choice, collected in seat order."""
-        self.choice[self.cur] = a - A_TICKET_LOW
-        self._own_feat(self.cur)
+        p = self.cur
+        c = self.choice[p] = a - A_TICKET_LOW
+        g = self.game  # incremental _own_feat: the chosen ticket
+        self._flat[p * g.observation_size + g.o_own + g.map.departures + self.tickets[p][c] - 1] = 1.0
         self.cur += 1
         if self.cur < self.num_players:
             return
@@ -711,39 +870,44 @@ class GetOnBoardState(State):
     def _reveal(self, t: int) -> None:
         """GB-R6/GB-R8: reveal the round's ticket; players act clockwise from the inspector."""
         n = self.num_players
-        self.used.append(t)
-        self.order = [(self.inspector + i) % n for i in range(n) if not self.elim[(self.inspector + i) % n]]
+        used = self.used
+        used.append(t)
+        elim = self.elim
+        g = self.game
+        rot = g.rotation[n][self.inspector]
+        self.order = [p for p in rot if not elim[p]] if True in elim else list(rot)
         self.opos = -1
         self.ph = P_PLACE
         # incremental form of _round_feat: round counter, used/current ticket, everyone's shape
-        g = self.game
         flat = self._flat
         size = g.observation_size
-        base = g.off_misc + g.step_len
-        r = len(self.used)
-        i_used = g.rounds + 1
-        i_cur = i_used + g.tickets
-        i_shape = i_cur + g.tickets + g.maxp
+        r = g.o_round + len(used)
+        i_used = g.o_round + g.i_used + t - 1
+        i_cur = g.o_round + g.i_cur + t - 1
+        i_shape = g.o_round + g.i_shape
         ns = len(g.shape_names)
-        shp = [g.shape_idx[self.sheet_type[p]][t] for p in range(n)]
+        shp = [g.shape_idx[st_][t] for st_ in self.sheet_type]
         for seat in range(n):
-            b = seat * size + base
+            b = seat * size
             flat[b + r - 1] = 0.0
             flat[b + r] = 1.0
-            flat[b + i_used + t - 1] = 1.0
-            flat[b + i_cur + t - 1] = 1.0
+            flat[b + i_used] = 1.0
+            flat[b + i_cur] = 1.0
             for rel in range(n):
                 flat[b + i_shape + rel * ns + shp[(seat + rel) % n]] = 1.0
         self._next_turn()
 
     def _next_turn(self) -> None:
-        self.opos += 1
-        while self.opos < len(self.order) and self.elim[self.order[self.opos]]:
-            self.opos += 1
-        if self.opos >= len(self.order):
+        order, elim = self.order, self.elim
+        no = len(order)
+        i = self.opos + 1
+        while i < no and elim[order[i]]:
+            i += 1
+        self.opos = i
+        if i >= no:
             self._round_end()
             return
-        p = self.cur = self.order[self.opos]
+        p = self.cur = order[i]
         self.k, self.prev, self.extra = 0, -1, False
         self.shape_name, self.shape = self.game.ticket_shape[self.sheet_type[p]][self.used[-1]]  # GB-R7
         self._settle()
@@ -755,7 +919,7 @@ class GetOnBoardState(State):
             return  # a marker can be placed: a real decision (decline alone is never asked)
         p = self.cur
         if not self.extra:
-            _, _, free, _ = self._dir_info()
+            free = self._dir_info()[2]
             if not free:  # GB-R17: every road from the end is already an own road
                 self._eliminate(p)
         self._next_turn()
@@ -766,53 +930,60 @@ class GetOnBoardState(State):
         self._sheet_feat(p)
 
     def _place(self, a: int) -> None:
-        g = self.game
-        p = self.cur
         if a == A_DECLINE:  # GB-V2
             self._next_turn()
             return
+        g = self.game
         m = g.map
-        e = self.route[p][-1]
+        p = self.cur
+        route = self.route[p]
+        e = route[-1]
         r = m.nb_road[e][a]
         q = m.nb_node[e][a]
         sh = self.sheets[p]
-        if not self.extra:
+        extra = self.extra
+        if not extra:
             req = self.shape[self.k]
             if (req == REQ_STRAIGHT and a != self.prev) or (req == REQ_TURN and a == self.prev):
                 sh[TZ] += 1  # GB-R14: a deviation checks the next turn-zone box
-        c = g.popcount[self.marks[r]] + m.black[r]  # GB-R21
+        marks = self.marks
+        c = g.popcount[marks[r]] + m.black[r]  # GB-R21
         if c:
-            sh[TR] = min(g.rules.tr_max, sh[TR] + c)
-        self.marks[r] |= 1 << p
-        self.route[p].append(q)
+            sh[TR] = min(g.tr_max, sh[TR] + c)
+        marks[r] |= 1 << p
+        route.append(q)
         self.rroads[p].append(r)
         self.log.append(p * m.r + r)
         self._di = None
-        lay, flat = self._lay, self._flat
-        for b in lay[3][p]:
-            flat[b + r] = 1.0
-        for b in lay[2][p]:
-            flat[b + e] = 0.0
-            flat[b + q] = 1.0
-        if self.visl[p][q]:  # GB-R19: back on the own route -> eliminated at once
+        flat = self._flat
+        vis = self.visl[p]
+        if vis[q]:  # GB-R19: back on the own route -> eliminated at once
+            for bv, be, br in self._lay[5][p]:
+                flat[br + r] = 1.0
+                flat[be + e] = 0.0
+                flat[be + q] = 1.0
             self._eliminate(p)
             self._next_turn()
             return
-        self.visl[p][q] = 1
-        for b in lay[1][p]:
-            flat[b + q] = 1.0
-        if m.code[q]:
-            g.rules.reach(sh, m.code[q], m.star[q])
-        self._sheet_feat(p)
-        if self.extra:
+        vis[q] = 1
+        for bv, be, br in self._lay[5][p]:
+            flat[br + r] = 1.0
+            flat[be + e] = 0.0
+            flat[be + q] = 1.0
+            flat[bv + q] = 1.0
+        code = m.code[q]
+        if code:
+            g.rules.reach(sh, code, m.star[q])
+        self._sheet_feat_at(p, g.place_fields[code])
+        if extra:
             if m.green[q]:  # GB-R22: chained extras
                 self._settle()
             else:
                 self._next_turn()
             return
-        self.k += 1
+        k = self.k = self.k + 1
         self.prev = a
-        if self.k < len(self.shape):
+        if k < len(self.shape):
             self._settle()
         elif m.green[q]:  # GB-R22: all shape markers placed, ends on a green light
             self.extra = True
@@ -824,29 +995,37 @@ class GetOnBoardState(State):
         """GB-R35/GB-R36 common objectives, GB-R9 inspector, GB-R38 end."""
         g = self.game
         n = self.num_players
-        rules = g.rules
+        elim, sheets, claimed = self.elim, self.sheets, self.claimed
         for j, obj in enumerate(self.common):
-            c = g.commons[obj]
-            met = [p for p in range(n) if not self.elim[p] and not self.sheets[p][C0 + j]
-                   and rules.counter(self.sheets[p], c["counter"]) >= c["threshold"]]
+            idxs, thr = g.common_sum[obj]  # Rules.counter(sheet, counter) >= threshold
+            met = []
+            for p in range(n):
+                if not elim[p]:
+                    sh = sheets[p]
+                    if not sh[C0 + j]:
+                        cnt = 0
+                        for i in idxs:
+                            cnt += sh[i]
+                        if cnt >= thr:
+                            met.append(p)
             if met:
-                val = g.comp["common_first_value"] if (g.solo or not self.claimed[j]) else g.comp["common_later_value"]
+                val = g.comp["common_first_value"] if (g.solo or not claimed[j]) else g.comp["common_later_value"]
                 for p in met:
-                    self.sheets[p][C0 + j] = val
+                    sheets[p][C0 + j] = val
                     self._sheet_feat(p)
-                self.claimed[j] = True
+                claimed[j] = True
         self.cur = -1
         self.order = []
         self.opos = 0
         self.k, self.prev, self.extra = 0, -1, False
         self.shape, self.shape_name = (), ""
-        alive = [p for p in range(n) if not self.elim[p]]
+        alive = False in elim
         old_insp = self.inspector
         if alive:
-            i = self.inspector
+            i = old_insp
             for _ in range(n):
                 i = (i + 1) % n
-                if not self.elim[i]:
+                if not elim[i]:
                     break
             self.inspector = i
         if not alive or len(self.used) >= g.rounds:
@@ -856,22 +1035,24 @@ class GetOnBoardState(State):
         # incremental form of _round_feat: no current ticket/shapes, inspector, claimed objectives
         flat = self._flat
         size = g.observation_size
-        base = g.off_misc + g.step_len
-        i_cur = g.rounds + 1 + g.tickets
-        i_insp = i_cur + g.tickets
-        i_shape = i_insp + g.maxp
-        ns = len(g.shape_names)
-        i_claim = i_shape + ns * g.maxp + len(g.commons)
         t = self.used[-1]
-        flatnp = self.obuf.reshape(-1)
+        i_cur = g.o_round + g.i_cur + t - 1
+        i_insp = g.o_round + g.i_insp
+        i_shape = g.o_round + g.i_shape
+        i_claim = g.o_round + g.i_claim
+        ns = len(g.shape_names)
+        shp = [g.shape_idx[st_][t] for st_ in self.sheet_type]
+        insp = self.inspector
+        common = self.common
         for seat in range(n):
-            b = seat * size + base
-            flat[b + i_cur + t - 1] = 0.0
-            flatnp[b + i_shape:b + i_shape + ns * g.maxp] = 0.0
+            b = seat * size
+            flat[b + i_cur] = 0.0
+            for rel in range(n):  # the shapes written by _reveal
+                flat[b + i_shape + rel * ns + shp[(seat + rel) % n]] = 0.0
             flat[b + i_insp + (old_insp - seat) % n] = 0.0
-            flat[b + i_insp + (self.inspector - seat) % n] = 1.0
-            for j, c in enumerate(self.common):
-                if self.claimed[j]:
+            flat[b + i_insp + (insp - seat) % n] = 1.0
+            for j, c in enumerate(common):
+                if claimed[j]:
                     flat[b + i_claim + c] = 1.0
 
     # ------------------------------------------------------------ results
@@ -912,32 +1093,20 @@ class GetOnBoardState(State):
         deviate or eliminate). Round data are kept up to date incrementally in ``obuf``."""
         out = self.obuf[seat].copy()
         g = self.game
-        b = g.off_misc
         ph = self.ph
-        out[b + ph] = 1.0
         cur = self.cur
+        if ph == P_PLACE and cur == seat:
+            key = self._dir_info()[4]
+            offs = g._step_tbl.get(key)
+            if offs is None:
+                offs = g._step_tbl[key] = g.step_offsets(key)
+            for o in offs:
+                out[o] = 1.0
+            return out
+        b = g.off_misc
+        out[b + ph] = 1.0
         if cur >= 0:
             out[b + 6 + (cur - seat) % self.num_players] = 1.0
-            if ph == P_PLACE and cur == seat:
-                i = b + 6 + g.maxp
-                extra = self.extra
-                prev = self.prev
-                if extra:
-                    out[b + 5] = 1.0
-                    req = REQ_ANY
-                else:
-                    out[i + self.k] = 1.0  # marker index within the shape
-                    req = self.shape[self.k]
-                out[i + 4 + prev] = 1.0
-                out[i + 8 + req] = 1.0
-                legal, elim, _, _ = self._dir_info()
-                i += 12
-                for d in range(4):
-                    if legal >> d & 1:
-                        if (req == REQ_STRAIGHT and d != prev) or (req == REQ_TURN and d == prev):
-                            out[i + d] = 1.0  # would check a turn-zone box
-                        if elim >> d & 1:
-                            out[i + 4 + d] = 1.0  # would eliminate
         return out
 
     def _round_feat(self) -> None:
@@ -1030,6 +1199,7 @@ class GetOnBoardState(State):
                 k += cnt
                 if s.choice[j] >= 0:
                     s.choice[j] = int(rng.integers(len(s.tickets[j])))
+        s._cl = None
         for j in others:
             s.obuf[j, g.off_obj:g.off_misc] = g.map.objective_vec[s.personal[j]] if s.personal[j] >= 0 else 0.0
             s._own_feat(j)
