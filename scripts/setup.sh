@@ -10,5 +10,7 @@ if ! .venv/bin/python -c "import torch" >/dev/null 2>&1; then
   .venv/bin/python -m pip install -q "torch==2.13.0" 2>/dev/null \
     || .venv/bin/python -m pip install -q "torch>=2.3" --index-url https://download.pytorch.org/whl/cpu
 fi
-.venv/bin/python -m pip install -q -e ".[dev]" 2>&1 | grep -v "^WARNING: Location" || true
+if ! .venv/bin/python -m pip install -q -e ".[dev]" > .venv/install.log 2>&1; then
+  cat .venv/install.log; echo "setup: pip install failed (log above)"; exit 1
+fi
 .venv/bin/python -c "import boardzoo.envs, torch; print('boardzoo ready:', ', '.join(boardzoo.envs.names()), '| torch', torch.__version__)"
