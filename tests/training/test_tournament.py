@@ -1,0 +1,81 @@
+"""Tournaments: line-ups, Wilson intervals and OpenSkill ratings on a rigged match."""
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from boardzoo.training.tournament import lineup, run_tournament, save_results, wilson
+
+
+class Always:
+    """Claims the win at once (claim_v0 action 0)."""
+
+    name = "always"
+    needs_state = False
+
+    def __init__(self, game=None, seat=0, seed=0):
+        pass
+
+    def act(self, obs):
+        return 0
+
+
+class Never(Always):
+    """Always passes: never wins."""
+
+    name = "never"
+
+    def act(self, obs):
+        return 1
+
+
+def test_wilson_known_values():
+    lo, hi = wilson(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
+    z2 = 1.959963984540054 ** 2
+    assert wilson(1000, 1000) == (pytest.approx(1000 / (1000 + z2)), 1.0)
+    assert wilson(0, 1000) == (0.0, pytest.approx(z2 / (1000 + z2)))
+
+
+@pytest.mark.parametrize("k,n", [(2, 2), (2, 4), (3, 4), (4, 4), (5, 3)])
+def test_lineups_rotate_seats(k, n):
+    games = 4 * n * k
+    seen = {}
+    for g in range(games):
+        lu = lineup(g, k, n)
+        assert len(lu) == n and all(0 <= b < k for b in lu)
+        if k < n:
+            assert lu.count(0) == 1
+        for s, b in enumerate(lu):
+            seen[(b, s)] = seen.get((b, s), 0) + 1
+    for b in range(k):  # every bot visits every seat
+        assert all(seen.get((b, s), 0) > 0 for s in range(n))
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_rigged_match(tiny_games, tmp_path, n):
+    games = 1000
+    res = run_tournament("claim_v0", [Always, Never], games, num_players=n, workers=2, progress=False)
+    rows = {r["bot"]: r for r in res.table()}
+    a, b = rows["always"], rows["never"]
+    assert a["seat_games"] == games and b["seat_games"] == games * (n - 1)
+    assert a["win_rate"] == 1.0 and b["win_rate"] == 0.0
+    z2 = 1.959963984540054 ** 2
+    assert a["ci95"][0] == pytest.approx(games / (games + z2)) and a["ci95"][1] == 1.0
+    assert b["ci95"][0] == 0.0 and b["ci95"][1] == pytest.approx(z2 / (b["seat_games"] + z2))
+    assert a["above_even_share"] and not b["above_even_share"] and a["even_share"] == pytest.approx(1 / n)
+    # ratings: the winner far above, both confident
+    assert a["mu"] > 25 + 5 and b["mu"] < 25 - 5 and a["ordinal"] > b["ordinal"] + 10
+    assert a["sigma"] < 25 / 3 and b["sigma"] < 25 / 3
+    jp, pp = save_results(res, tmp_path / "rigged")
+    data = json.loads(jp.read_text())
+    assert data["num_games"] == games and len(data["games"]) == games and pp.stat().st_size > 1000
+
+
+def test_even_match_is_even(tiny_games):
+    res = run_tournament("claim_v0", [Never, Never], 200, num_players=2, workers=1, progress=False)
+    for r in res.table():  # every game ends in a shared win: half a win per seat
+        assert r["win_rate"] == pytest.approx(0.5) and r["ci95"][0] < 0.5 < r["ci95"][1]
+        assert math.isclose(r["mu"], 25.0)

@@ -1,0 +1,168 @@
+"""A tiny training run end to end: train, resume, export, reload; the exported bot matches the
+in-memory policy; loading errors are clear."""
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+
+import numpy as np
+import pytest
+import torch
+
+from boardzoo.envs import make_game
+from boardzoo.training.export import CheckpointError, export_run, load_bot, load_policy, write_policy
+from boardzoo.training.policy import NumpyPolicy
+
+
+def test_run_writes_log_curve_and_checkpoint(tiny_run):
+    for f in ("config.yaml", "log.csv", "curve.png", "model.zip", "policy.npz", "best_policy.npz", "pool.npz",
+              "state.json"):
+        assert (tiny_run / f).is_file(), f
+    rows = list(csv.DictReader(open(tiny_run / "log.csv")))
+    assert len(rows) >= 2 and {"win_random", "lo_heuristic", "hi_heuristic"} <= set(rows[0])
+    state = json.loads((tiny_run / "state.json").read_text())
+    assert state["steps"] >= 512 and state["imitation"]["decisions"] > 0
+
+
+def test_resume_continues_the_run(tiny_run, tmp_path):
+    from boardzoo.envs import ConfigError
+    from boardzoo.training.config import load_config
+    from boardzoo.training.train import train
+
+    run = tmp_path / "run"
+    shutil.copytree(tiny_run, run)
+    cfg = load_config(run / "config.yaml")
+    with pytest.raises(ConfigError, match="--resume"):
+        train(cfg, run_dir=run, progress=False, log=lambda s: None)
+    cfg.total_steps = 1024
+    cfg.vec = "dummy"
+    train(cfg, run_dir=run, resume=True, progress=False, log=lambda s: None)
+    state = json.loads((run / "state.json").read_text())
+    assert state["steps"] >= 1024
+    rows = list(csv.DictReader(open(run / "log.csv")))
+    assert float(rows[-1]["steps"]) >= 1024 and float(rows[0]["steps"]) <= 512
+
+
+def test_exported_bot_matches_in_memory_policy(tiny_run, tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    out = export_run(tiny_run, out=tmp_path / "bot", which="last", progress=False, log=lambda s: None)
+    card = json.loads((out / "card.json").read_text())
+    assert card["env_id"] == "tinynim_v0" and card["version"] == 0
+    assert card["observation_shape"] == [make_game("tinynim_v0").observation_size]
+    assert card["training"]["steps"] >= 512 and "boardzoo train" in card["reproduce"]
+    assert (out / "policy.pt").stat().st_size < 5_000_000
+    model = MaskablePPO.load(tiny_run / "model.zip", device="cpu")
+    module, _ = load_policy(out, env_id="tinynim_v0")
+    bot = load_bot(out, env_id="tinynim_v0")
+    game = make_game("tinynim_v0")
+    rng = np.random.default_rng(0)
+    checked = 0
+    for g in range(20):
+        st = game.new_initial_state(2 + g % 2)
+        while not st.is_terminal():
+            if st.is_chance_node():
+                st.apply_action(st.sample_chance(rng))
+                continue
+            p = st.current_player()
+            obs, mask = st.observation(p), st.legal_mask()
+            want, _ = model.predict(obs, action_masks=mask.astype(bool), deterministic=True)
+            assert bot.act({"observation": obs, "action_mask": mask}) == int(want)
+            assert int(module(torch.from_numpy(obs), torch.from_numpy(mask))) == int(want)
+            checked += 1
+            st.apply_action(int(rng.choice(np.flatnonzero(mask))))
+    assert checked > 50
+    # batched call and the numpy copy agree too
+    obs = torch.from_numpy(rng.normal(size=(16, game.observation_size)).astype(np.float32))
+    mask = torch.from_numpy((rng.random((16, game.num_actions)) < 0.6).astype(np.int8))
+    mask[:, 0] = 1
+    acts = module(obs, mask)
+    npol = NumpyPolicy([np.load(tiny_run / "policy.npz")[f"arr_{i}"] for i in range(6)])
+    assert [npol.act(o, m) for o, m in zip(obs.numpy(), mask.numpy())] == acts.tolist()
+    if (out / "policy.onnx").is_file():
+        ort = pytest.importorskip("onnxruntime")
+        sess = ort.InferenceSession(str(out / "policy.onnx"))
+        got = sess.run(None, {"observation": obs.numpy(), "action_mask": mask.numpy()})[0]
+        assert got.tolist() == acts.tolist()
+
+
+def _random_params(game, rng, hidden=(8,)):
+    sizes = [game.observation_size, *hidden, game.num_actions]
+    out = []
+    for a, b in zip(sizes[:-1], sizes[1:]):
+        out += [rng.normal(size=(b, a)).astype(np.float32), rng.normal(size=b).astype(np.float32)]
+    return out
+
+
+def _card(game, **kw):
+    c = {"env_id": game.env_id, "version": type(game).version, "options": dict(game.options),
+         "observation_shape": [game.observation_size], "num_actions": game.num_actions}
+    c.update(kw)
+    return c
+
+
+def test_loading_errors_are_clear(tiny_games, tmp_path):
+    nim, claim = make_game("tinynim_v0"), make_game("claim_v0")
+    rng = np.random.default_rng(1)
+    good = tmp_path / "good"
+    write_policy(_random_params(nim, rng), "tanh", _card(nim), good, onnx=False)
+    load_bot(good, env_id="tinynim_v0")
+    # a bot for another env
+    with pytest.raises(CheckpointError, match="bot for tinynim_v0, not for claim_v0"):
+        load_bot(good, env_id="claim_v0")
+    # another version
+    old = tmp_path / "old"
+    write_policy(_random_params(nim, rng), "tanh", _card(nim, version=7), old, onnx=False)
+    with pytest.raises(CheckpointError, match="version 7.*installed version is 0"):
+        load_bot(old, env_id="tinynim_v0")
+    # shapes that do not fit the game (e.g. other options)
+    bad = tmp_path / "shape"
+    write_policy(_random_params(claim, rng), "tanh", _card(claim, env_id="tinynim_v0", num_actions=2,
+                                                           observation_shape=[4]), bad, onnx=False)
+    with pytest.raises(CheckpointError, match="expects observations of shape"):
+        load_bot(bad, env_id="tinynim_v0")
+    # a damaged file: hash mismatch with the card, and garbage without a card
+    dmg = tmp_path / "damaged"
+    shutil.copytree(good, dmg)
+    data = (dmg / "policy.pt").read_bytes()
+    (dmg / "policy.pt").write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="damaged"):
+        load_bot(dmg, env_id="tinynim_v0")
+    (dmg / "card.json").unlink()
+    with pytest.raises(CheckpointError, match="damaged or not a TorchScript"):
+        load_bot(dmg, env_id="tinynim_v0")
+    (dmg / "card.json").write_text("{not json")
+    with pytest.raises(CheckpointError, match="card.json is damaged"):
+        load_bot(dmg, env_id="tinynim_v0")
+    # a TorchScript file that is not a BoardZoo policy
+    other = tmp_path / "other"
+    other.mkdir()
+    torch.jit.script(torch.nn.Linear(2, 2)).save(str(other / "policy.pt"))
+    with pytest.raises(CheckpointError, match="not a BoardZoo policy"):
+        load_bot(other)
+    # nothing there / no shipped bot
+    with pytest.raises(CheckpointError, match="no exported bot"):
+        load_bot(tmp_path / "nowhere")
+    with pytest.raises(CheckpointError, match="no shipped bot for tinynim_v0"):
+        load_bot("tinynim_v0")
+
+
+def test_pickle_is_never_used(tiny_games, tmp_path, monkeypatch):
+    """Loading goes through torch.jit.load only: torch.load / pickle are never called."""
+    import pickle
+
+    nim = make_game("tinynim_v0")
+    write_policy(_random_params(nim, np.random.default_rng(2)), "relu", _card(nim), tmp_path, onnx=False)
+
+    def forbidden(*a, **k):
+        raise AssertionError("unpickling during load")
+
+    monkeypatch.setattr(torch, "load", forbidden)
+    monkeypatch.setattr(pickle, "load", forbidden)
+    monkeypatch.setattr(pickle, "loads", forbidden)
+    bot = load_bot(tmp_path, env_id="tinynim_v0")
+    st = nim.new_initial_state(2)
+    while st.is_chance_node():
+        st.apply_action(st.sample_chance(np.random.default_rng(0)))
+    assert st.legal_mask()[bot.act({"observation": st.observation(0), "action_mask": st.legal_mask()})]

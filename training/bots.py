@@ -1,0 +1,58 @@
+"""Bots by name, for tournaments, the terminal player and evaluation during training.
+
+A bot spec is one of:
+
+``random``                  uniform over the legal actions
+``heuristic``               the game's rule-based bot (``Game.heuristic_bot``)
+``mcts`` / ``mcts:N``       information-set MCTS with N simulations per decision (default 50)
+``neural``                  the shipped exported bot, ``checkpoints/<env_id>/``
+``neural:PATH``             an exported bot (its folder, or its ``policy.pt``)
+
+Every bot follows the one Bot protocol of ``boardzoo.envs.core.bots``; play them through
+``core.bots.choose`` so state-reading bots see only a ``resample_hidden`` view.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from boardzoo.envs import ConfigError
+from boardzoo.envs.core.bots import RandomBot
+from boardzoo.envs.core.mcts import MCTSBot
+
+KINDS = ("random", "heuristic", "mcts", "neural")
+DEFAULT_MCTS_SIMULATIONS = 50
+
+
+def check_spec(spec: str, key: str = "bot") -> None:
+    """Raise ConfigError unless ``spec`` names a bot (see module docstring)."""
+    if not isinstance(spec, str) or not spec:
+        raise ConfigError(f"{key}: a bot spec must be a non-empty string, got {spec!r}")
+    kind, _, arg = spec.partition(":")
+    if kind not in KINDS:
+        raise ConfigError(f"{key}: unknown bot {spec!r}; use one of random, heuristic, mcts[:N], neural[:PATH]")
+    if kind == "mcts" and arg:
+        if not arg.isdigit() or int(arg) < 1:
+            raise ConfigError(f"{key}: {spec!r}: the MCTS budget must be a positive integer")
+    if kind in ("random", "heuristic") and arg:
+        raise ConfigError(f"{key}: {spec!r}: {kind} takes no argument")
+
+
+_NEURAL_CACHE: dict[tuple[str, str], Any] = {}
+
+
+def make_bot(spec: str, game: Any, seat: int, seed: int | None = None) -> Any:
+    """Create the bot named by ``spec`` for ``seat`` of ``game`` (a Game instance)."""
+    check_spec(spec)
+    kind, _, arg = spec.partition(":")
+    if kind == "random":
+        return RandomBot(seed)
+    if kind == "heuristic":
+        return game.heuristic_bot(seat, seed)
+    if kind == "mcts":
+        return MCTSBot(simulations=int(arg) if arg else DEFAULT_MCTS_SIMULATIONS, seed=seed)
+    from .export import load_bot  # torch only when a neural bot is asked for
+
+    key = (game.env_id, arg)
+    if key not in _NEURAL_CACHE:
+        _NEURAL_CACHE[key] = load_bot(arg or game.env_id, env_id=game.env_id, options=game.options)
+    return _NEURAL_CACHE[key]

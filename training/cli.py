@@ -1,0 +1,138 @@
+"""The ``boardzoo`` command: train, export, eval, play.
+
+    boardzoo train configs/downforce_v0.yaml [--resume | --force] [--run-dir DIR] [--steps N]
+    boardzoo export runs/downforce_v0 [--out checkpoints/downforce_v0] [--eval-games 1000]
+    boardzoo eval downforce_v0 --bots neural,mcts,heuristic,random --games 1000
+    boardzoo play downforce_v0 --players 4 --seat 0 --vs neural
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+
+from boardzoo.envs import BoardZooError
+
+
+def _options(text: str | None) -> dict:
+    if not text:
+        return {}
+    try:
+        out = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise BoardZooError(f"--options must be a JSON object, e.g. '{{\"variant\": true}}': {e}") from None
+    if not isinstance(out, dict):
+        raise BoardZooError("--options must be a JSON object")
+    return out
+
+
+def cmd_train(a: argparse.Namespace) -> None:
+    from .config import load_config
+    from .train import train
+
+    cfg = load_config(a.config)
+    if a.steps is not None:
+        cfg.total_steps = a.steps
+    run = train(cfg, config_path=a.config, run_dir=a.run_dir, resume=a.resume, force=a.force,
+                progress=not a.no_progress)
+    print(f"run written to {run} (log.csv, curve.png); export it with: boardzoo export {run}")
+
+
+def cmd_export(a: argparse.Namespace) -> None:
+    from .export import export_run, measure_strength
+
+    if a.measure_only:
+        measure_strength(a.run_dir, a.eval_games, workers=a.workers, seed=a.seed, progress=not a.no_progress)
+        print(f"strength recorded in {a.run_dir}/card.json")
+        return
+    out = export_run(a.run_dir, out=a.out, which=a.which, eval_games=a.eval_games, workers=a.workers,
+                     onnx=not a.no_onnx, seed=a.seed, progress=not a.no_progress)
+    print(f"exported to {out} (policy.pt, card.json)")
+
+
+def cmd_eval(a: argparse.Namespace) -> None:
+    from .tournament import run_tournament, save_results
+
+    bots = [b.strip() for b in a.bots.split(",") if b.strip()]
+    if len(bots) < 1:
+        raise BoardZooError("--bots needs at least one bot")
+    command = "boardzoo " + " ".join(shlex.quote(x) for x in sys.argv[1:])
+    res = run_tournament(a.env_id, bots, a.games, num_players=a.players, options=_options(a.options),
+                         workers=a.workers, seed=a.seed, progress=not a.no_progress, command=command)
+    print(res.format())
+    out = a.out or f"runs/eval/{a.env_id}_{'_'.join(b.replace(':', '-').replace('/', '-') for b in bots)}"
+    jp, pp = save_results(res, out)
+    print(f"results: {jp}  plot: {pp}")
+
+
+def cmd_play(a: argparse.Namespace) -> None:
+    from .play import play
+
+    play(a.env_id, players=a.players, seat=a.seat, vs=a.vs, seed=a.seed, options=_options(a.options))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="boardzoo", description="BoardZoo: train, export, evaluate and play bots.")
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    t = sub.add_parser("train", help="self-play MaskablePPO from a config (configs/<env_id>.yaml)")
+    t.add_argument("config")
+    t.add_argument("--run-dir", default=None, help="run folder (default runs/<config stem>)")
+    t.add_argument("--resume", action="store_true", help="continue the run in the run folder")
+    t.add_argument("--force", action="store_true", help="start over even if the run folder holds a run")
+    t.add_argument("--steps", type=int, default=None, help="override total_steps")
+    t.add_argument("--no-progress", action="store_true")
+    t.set_defaults(fn=cmd_train)
+
+    e = sub.add_parser("export", help="export a run as a stand-alone TorchScript bot + card")
+    e.add_argument("run_dir")
+    e.add_argument("--out", default=None, help="output folder (default RUN_DIR/export)")
+    e.add_argument("--which", choices=["best", "last"], default="best")
+    e.add_argument("--eval-games", type=int, default=0, help="measure vs random and heuristic over N games each")
+    e.add_argument("--measure-only", action="store_true", help="RUN_DIR is an exported folder: only measure")
+    e.add_argument("--workers", type=int, default=2)
+    e.add_argument("--seed", type=int, default=12345)
+    e.add_argument("--no-onnx", action="store_true")
+    e.add_argument("--no-progress", action="store_true")
+    e.set_defaults(fn=cmd_export)
+
+    v = sub.add_parser("eval", help="tournament between bots, seats rotated")
+    v.add_argument("env_id")
+    v.add_argument("--bots", default="neural,mcts,heuristic,random",
+                   help="comma list of random, heuristic, mcts[:N], neural[:PATH]")
+    v.add_argument("--games", type=int, default=1000)
+    v.add_argument("--players", type=int, default=None, help="default: the game's standard count")
+    v.add_argument("--workers", type=int, default=2)
+    v.add_argument("--seed", type=int, default=0)
+    v.add_argument("--options", default=None, help="game options as JSON")
+    v.add_argument("--out", default=None, help="results path stem (.json and .png)")
+    v.add_argument("--no-progress", action="store_true")
+    v.set_defaults(fn=cmd_eval)
+
+    pl = sub.add_parser("play", help="play in the terminal against bots")
+    pl.add_argument("env_id")
+    pl.add_argument("--players", type=int, default=None)
+    pl.add_argument("--seat", type=int, default=0)
+    pl.add_argument("--vs", default="heuristic", help="bot for the other seats")
+    pl.add_argument("--seed", type=int, default=None)
+    pl.add_argument("--options", default=None, help="game options as JSON")
+    pl.set_defaults(fn=cmd_play)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        args.fn(args)
+    except BoardZooError as e:
+        print(f"boardzoo {args.cmd}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,280 @@
+"""Tournaments: many games between bots, seats rotated, in parallel processes.
+
+Line-ups (``k`` bot specs, ``n`` seats, game ``g``):
+
+* ``k >= n``: seat ``s`` gets bot ``(g + s) mod k``; every bot visits every seat equally often.
+* ``k < n`` ("first bot vs the field"): bot 0 takes one seat, ``g mod n``; the other seats are
+  filled with bots 1..k-1 in turn. ``--bots neural,random`` at 4 players is thus neural against
+  three random bots, with neural's seat rotated; its even share is 1/4.
+
+Per bot: the win rate per seat played (a win shared by ``w`` seats counts ``1/w``), its Wilson 95%
+interval, the even share 1/n, and an OpenSkill (Plackett-Luce) rating from every game (winners
+ranked first, the others tied second; a bot in several seats of one game is rated as several
+copies whose updates are averaged; no skill drift, averaged over a few game orders).
+"""
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing as mp
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from boardzoo.envs import make_game
+from boardzoo.envs.core.bots import choose
+from boardzoo.envs.core.game import CHANCE
+
+from .bots import check_spec, make_bot
+
+Z95 = 1.959963984540054
+
+
+def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion (95% by default)."""
+    if n <= 0:
+        return (0.0, 1.0)
+    p = successes / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(max(p * (1 - p) / n + z * z / (4 * n * n), 0.0)) / den
+    lo = 0.0 if successes <= 0 else max(0.0, centre - half)
+    hi = 1.0 if successes >= n else min(1.0, centre + half)
+    return (lo, hi)
+
+
+def lineup(g: int, k: int, n: int) -> list[int]:
+    """Bot index for each seat of game ``g`` (see module docstring)."""
+    if k >= n:
+        return [(g + s) % k for s in range(n)]
+    hero = g % n
+    others = list(range(1, k)) or [0]
+    out, j = [], 0
+    for s in range(n):
+        if s == hero:
+            out.append(0)
+        else:
+            out.append(others[(g // n + j) % len(others)])
+            j += 1
+    return out
+
+
+def play_game(game: Any, n: int, bots: Sequence[Any], seed: int, max_steps: int = 1_000_000) -> dict:
+    """Play one game; ``bots[seat]`` decides for ``seat``. Returns winners, scores and length."""
+    rng = np.random.default_rng(seed)
+    st = game.new_initial_state(n)
+    for b in bots:
+        if hasattr(b, "reset"):
+            b.reset()
+    steps = 0
+    while not st.is_terminal():
+        p = st.current_player()
+        if p == CHANCE:
+            st.apply_action(st.sample_chance(rng))
+            continue
+        a = choose(bots[p], st, p, rng)
+        if not st.legal_mask()[a]:
+            raise RuntimeError(f"bot {type(bots[p]).__name__} chose masked action {a} in {game.env_id}")
+        st.apply_action(a)
+        steps += 1
+        if steps > max_steps:
+            raise RuntimeError(f"{game.env_id}: a game did not end within {max_steps} decisions")
+    return {"winners": [int(w) for w in st.winners()], "scores": [float(x) for x in st.scores()],
+            "decisions": steps}
+
+
+# ---------------------------------------------------------------------- workers
+_W: dict[str, Any] = {}
+
+
+def _init_worker(env_id: str, options: dict) -> None:
+    try:  # the neural bot runs one thread per process
+        import torch
+        torch.set_num_threads(1)
+    except ImportError:
+        pass
+    _W["game"] = make_game(env_id, **options)
+
+
+def bot_name(spec: Any) -> str:
+    """Display name of a bot spec (a string, or a factory with a ``name``)."""
+    return spec if isinstance(spec, str) else getattr(spec, "name", getattr(spec, "__name__", repr(spec)))
+
+
+def _make(spec: Any, game: Any, seat: int, seed: int) -> Any:
+    return make_bot(spec, game, seat, seed) if isinstance(spec, str) else spec(game, seat, seed)
+
+
+def _play_one(task: tuple) -> dict:
+    g, n, specs, seats, seed = task
+    game = _W["game"]
+    bots = [_make(specs[b], game, s, seed * 1000 + s) for s, b in enumerate(seats)]
+    res = play_game(game, n, bots, seed)
+    res["game"], res["seats"] = g, list(seats)
+    return res
+
+
+@dataclass
+class Results:
+    env_id: str
+    num_players: int
+    bots: list[str]
+    games: list[dict] = field(default_factory=list)
+    wall_s: float = 0.0
+    command: str = ""
+
+    def table(self) -> list[dict]:
+        """Per-bot win rates with Wilson 95% intervals and OpenSkill ratings."""
+        k = len(self.bots)
+        seats = [0] * k
+        wins = [0.0] * k
+        for r in self.games:
+            w = r["winners"]
+            for s, b in enumerate(r["seats"]):
+                seats[b] += 1
+                if s in w:
+                    wins[b] += 1.0 / len(w)
+        ratings = openskill_ratings(self.games, k)
+        out = []
+        for b in range(k):
+            lo, hi = wilson(wins[b], seats[b])
+            rate = wins[b] / seats[b] if seats[b] else 0.0
+            mu, sigma = ratings[b]
+            out.append({"bot": self.bots[b], "seat_games": seats[b], "wins": wins[b], "win_rate": rate,
+                        "ci95": [lo, hi], "even_share": 1.0 / self.num_players,
+                        "above_even_share": lo > 1.0 / self.num_players,
+                        "mu": mu, "sigma": sigma, "ordinal": mu - 3 * sigma})
+        return out
+
+    def to_json(self) -> dict:
+        return {"env_id": self.env_id, "num_players": self.num_players, "bots": self.bots,
+                "num_games": len(self.games), "wall_s": self.wall_s, "command": self.command,
+                "table": self.table(), "games": self.games}
+
+    def format(self) -> str:
+        rows = self.table()
+        head = (f"{self.env_id}: {len(self.games)} games, {self.num_players} players, "
+                f"{self.wall_s:.0f} s\n"
+                f"{'bot':<28}{'seats':>7}{'win rate':>10}{'95% CI':>18}{'even':>7}"
+                f"{'mu':>8}{'sigma':>7}{'ordinal':>9}")
+        lines = [head]
+        for r in rows:
+            lines.append(f"{r['bot']:<28}{r['seat_games']:>7}{r['win_rate']:>10.3f}"
+                         f"{'[%.3f, %.3f]' % tuple(r['ci95']):>18}{r['even_share']:>7.3f}"
+                         f"{r['mu']:>8.2f}{r['sigma']:>7.2f}{r['ordinal']:>9.2f}")
+        return "\n".join(lines)
+
+
+def openskill_ratings(games: list[dict], k: int, orders: int = 5, seed: int = 0) -> list[tuple[float, float]]:
+    """(mu, sigma) per bot from Plackett-Luce updates over ``games``.
+
+    Bots do not change during a tournament, so the model has no skill drift (``tau=0``), and the
+    sequential updates are averaged over ``orders`` game orders (the played order, then shuffles
+    with a fixed seed) to take out most of the order dependence of online rating.
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce(tau=0.0)
+    rng = np.random.default_rng(seed)
+    runs = []
+    for o in range(max(1, orders)):
+        seq = games if o == 0 else [games[i] for i in rng.permutation(len(games))]
+        cur = [model.rating(name=str(b)) for b in range(k)]
+        for r in seq:
+            seats, w = r["seats"], set(r["winners"])
+            ranks = [1 if s in w else 2 for s in range(len(seats))]
+            if len(set(ranks)) == 1:
+                continue  # everybody tied: no information
+            teams = [[model.rating(mu=cur[b].mu, sigma=cur[b].sigma)] for b in seats]
+            new = model.rate(teams, ranks=ranks)
+            acc: dict[int, list] = {}
+            for s, b in enumerate(seats):
+                acc.setdefault(b, []).append(new[s][0])
+            for b, rs in acc.items():
+                cur[b] = model.rating(mu=float(np.mean([x.mu for x in rs])),
+                                      sigma=float(np.mean([x.sigma for x in rs])))
+        runs.append([(r.mu, r.sigma) for r in cur])
+    return [(float(np.mean([run[b][0] for run in runs])), float(np.mean([run[b][1] for run in runs])))
+            for b in range(k)]
+
+
+def run_tournament(env_id: str, bots: Sequence[str], games: int, num_players: int | None = None,
+                   options: dict | None = None, workers: int = 2, seed: int = 0, progress: bool = True,
+                   command: str = "", on_result: Callable[[dict], None] | None = None) -> Results:
+    """Play ``games`` games of ``env_id`` between ``bots`` and return the results.
+
+    A bot is a spec string (see :mod:`.bots`) or a picklable factory ``(game, seat, seed) -> bot``.
+    """
+    options = dict(options or {})
+    game = make_game(env_id, **options)
+    n = num_players if num_players is not None else type(game).default_players
+    game.check_players(n)
+    bots = list(bots)
+    for b in bots:
+        if isinstance(b, str):
+            check_spec(b, key="--bots")
+            if b.startswith("neural"):  # fail before starting workers
+                make_bot(b, game, 0, 0)
+    tasks = [(g, n, bots, lineup(g, len(bots), n), seed * 1_000_003 + g) for g in range(games)]
+    res = Results(env_id, n, [bot_name(b) for b in bots], command=command)
+    t0 = time.time()
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        import sys
+        bar = tqdm(total=games, desc=f"{env_id} {','.join(res.bots)}", unit="game",
+                   mininterval=0.2 if sys.stderr.isatty() else 30.0)
+    if workers <= 1:
+        _init_worker(env_id, options)
+        it = map(_play_one, tasks)
+        pool = None
+    else:
+        pool = mp.get_context("fork").Pool(workers, initializer=_init_worker, initargs=(env_id, options))
+        it = pool.imap_unordered(_play_one, tasks, chunksize=max(1, min(16, games // (workers * 8) or 1)))
+    try:
+        for r in it:
+            res.games.append(r)
+            if on_result:
+                on_result(r)
+            if bar:
+                bar.update(1)
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+        if bar:
+            bar.close()
+    res.games.sort(key=lambda r: r["game"])
+    res.wall_s = time.time() - t0
+    return res
+
+
+def save_results(res: Results, out: str | Path) -> tuple[Path, Path]:
+    """Write ``<out>.json`` and a bar plot ``<out>.png`` (win rates, 95% intervals, even share)."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    jp, pp = out.with_suffix(".json"), out.with_suffix(".png")
+    jp.write_text(json.dumps(res.to_json(), indent=1))
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = res.table()
+    fig, ax = plt.subplots(figsize=(1.6 + 1.3 * len(rows), 3.6))
+    x = np.arange(len(rows))
+    rates = [r["win_rate"] for r in rows]
+    err = np.array([[r["win_rate"] - r["ci95"][0] for r in rows], [r["ci95"][1] - r["win_rate"] for r in rows]])
+    ax.bar(x, rates, yerr=err, capsize=4, color="#4c78a8")
+    ax.axhline(1.0 / res.num_players, color="#e45756", ls="--", label=f"even share 1/{res.num_players}")
+    ax.set_xticks(x, [f"{r['bot']}\nmu {r['mu']:.1f}" for r in rows], fontsize=8)
+    ax.set_ylabel("win rate per seat (95% CI)")
+    ax.set_ylim(0, 1)
+    ax.set_title(f"{res.env_id}: {len(res.games)} games, {res.num_players} players", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(pp, dpi=90)
+    plt.close(fig)
+    return jp, pp
