@@ -15,7 +15,6 @@ copies whose updates are averaged; no skill drift, averaged over a few game orde
 from __future__ import annotations
 
 import json
-import math
 import multiprocessing as mp
 import time
 from dataclasses import dataclass, field
@@ -25,26 +24,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from boardzoo.envs import make_game
-from boardzoo.envs.core.bots import choose
-from boardzoo.envs.core.game import CHANCE
+from boardzoo.envs.core.arena import Z95, play_game, wilson  # noqa: F401  (re-exported)
 
 from .bots import check_spec, make_bot
-
-Z95 = 1.959963984540054
-
-
-def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval for a binomial proportion (95% by default)."""
-    if n <= 0:
-        return (0.0, 1.0)
-    p = successes / n
-    den = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(max(p * (1 - p) / n + z * z / (4 * n * n), 0.0)) / den
-    lo = 0.0 if successes <= 0 else max(0.0, centre - half)
-    hi = 1.0 if successes >= n else min(1.0, centre + half)
-    return (lo, hi)
-
 
 def lineup(g: int, k: int, n: int) -> list[int]:
     """Bot index for each seat of game ``g`` (see module docstring)."""
@@ -60,30 +42,6 @@ def lineup(g: int, k: int, n: int) -> list[int]:
             out.append(others[(g // n + j) % len(others)])
             j += 1
     return out
-
-
-def play_game(game: Any, n: int, bots: Sequence[Any], seed: int, max_steps: int = 1_000_000) -> dict:
-    """Play one game; ``bots[seat]`` decides for ``seat``. Returns winners, scores and length."""
-    rng = np.random.default_rng(seed)
-    st = game.new_initial_state(n)
-    for b in bots:
-        if hasattr(b, "reset"):
-            b.reset()
-    steps = 0
-    while not st.is_terminal():
-        p = st.current_player()
-        if p == CHANCE:
-            st.apply_action(st.sample_chance(rng))
-            continue
-        a = choose(bots[p], st, p, rng)
-        if not st.legal_mask()[a]:
-            raise RuntimeError(f"bot {type(bots[p]).__name__} chose masked action {a} in {game.env_id}")
-        st.apply_action(a)
-        steps += 1
-        if steps > max_steps:
-            raise RuntimeError(f"{game.env_id}: a game did not end within {max_steps} decisions")
-    return {"winners": [int(w) for w in st.winners()], "scores": [float(x) for x in st.scores()],
-            "decisions": steps}
 
 
 # ---------------------------------------------------------------------- workers
