@@ -28,6 +28,7 @@ from boardzoo.envs.core.arena import Z95, play_game, wilson  # noqa: F401  (re-e
 
 from .bots import check_spec, make_bot
 
+
 def lineup(g: int, k: int, n: int) -> list[int]:
     """Bot index for each seat of game ``g`` (see module docstring)."""
     if k >= n:
