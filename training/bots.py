@@ -56,3 +56,24 @@ def make_bot(spec: str, game: Any, seat: int, seed: int | None = None) -> Any:
     if key not in _NEURAL_CACHE:
         _NEURAL_CACHE[key] = load_bot(arg or game.env_id, env_id=game.env_id, options=game.options)
     return _NEURAL_CACHE[key]
+
+
+def default_options(env_id: str, specs: Any) -> dict:
+    """Game options for a line-up when the user gave none: those a neural bot was trained with (its
+    card's ``options``; a bot may need an observation option such as downforce's
+    ``action_features``), else the game's defaults (``{}``)."""
+    import json
+
+    from .export import CheckpointError, _resolve
+
+    for spec in specs:
+        if isinstance(spec, str) and spec.partition(":")[0] == "neural":
+            arg = spec.partition(":")[2]
+            card = _resolve(arg or env_id).parent / "card.json"
+            try:
+                opts = json.loads(card.read_text()).get("options") if card.is_file() else None
+            except (json.JSONDecodeError, UnicodeDecodeError) as e:
+                raise CheckpointError(f"{card} is damaged (not JSON: {e})") from None
+            if opts:
+                return dict(opts)
+    return {}

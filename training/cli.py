@@ -15,9 +15,9 @@ import sys
 from boardzoo.envs import BoardZooError
 
 
-def _options(text: str | None) -> dict:
+def _options(text: str | None) -> dict | None:
     if not text:
-        return {}
+        return None            # default: the options a neural bot in the line-up was trained with
     try:
         out = json.loads(text)
     except json.JSONDecodeError as e:
@@ -105,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--players", type=int, default=None, help="default: the game's standard count")
     v.add_argument("--workers", type=int, default=2)
     v.add_argument("--seed", type=int, default=0)
-    v.add_argument("--options", default=None, help="game options as JSON")
+    v.add_argument("--options", default=None, help="game options as JSON (default: a neural bot's own)")
     v.add_argument("--out", default=None, help="results path stem (.json and .png)")
     v.add_argument("--no-progress", action="store_true")
     v.set_defaults(fn=cmd_eval)
@@ -116,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--seat", type=int, default=0)
     pl.add_argument("--vs", default="heuristic", help="bot for the other seats")
     pl.add_argument("--seed", type=int, default=None)
-    pl.add_argument("--options", default=None, help="game options as JSON")
+    pl.add_argument("--options", default=None, help="game options as JSON (default: a neural bot's own)")
     pl.set_defaults(fn=cmd_play)
     return p
 

@@ -22,6 +22,9 @@ class NetConfig:
     """hidden layer sizes of the policy and of the value network (separate MLPs)"""
     activation: str = "tanh"
     """tanh or relu"""
+    action_skip: float = 0.0
+    """initial gain of a learned per-action skip from the game's action features to the logits
+    (games that declare ``action_feature_offset``, e.g. hydropolis_v0); 0 = plain MLP"""
 
 
 @dataclass
@@ -146,6 +149,9 @@ class TrainConfig:
             (self.vec in ("subproc", "dummy"), "vec", "must be subproc or dummy"),
             (self.net.activation in ("tanh", "relu"), "net.activation", "must be tanh or relu"),
             (all(h > 0 for h in self.net.hidden) and self.net.hidden, "net.hidden", "must be positive sizes"),
+            (self.net.action_skip >= 0, "net.action_skip", "must be >= 0"),
+            (self.net.action_skip == 0 or getattr(game, "action_feature_offset", None) is not None,
+             "net.action_skip", f"needs a game with action features; {self.env_id} has none"),
             (self.total_steps > 0, "total_steps", "must be > 0"),
             (self.n_envs >= 1, "n_envs", "must be >= 1"),
             (self.ppo.learning_rate > 0, "ppo.learning_rate", "must be > 0"),

@@ -53,38 +53,47 @@ def sha256(path: Path) -> str:
 
 # ---------------------------------------------------------------------- the module
 def build_module(params: list[np.ndarray], activation: str = "tanh"):
-    """TorchScript-able policy module from ``[W1, b1, ..., Wout, bout]``."""
+    """TorchScript-able policy module from ``[W1, b1, ..., Wout, bout]`` (+ the action-feature skip
+    ``[gain, [offset]]``, see :mod:`.policy`)."""
     import torch
     from torch import nn
+
+    from .policy import split_params
 
     class ExportedPolicy(nn.Module):
         """``forward(observation, action_mask) -> action``: argmax of the logits over legal actions."""
 
-        def __init__(self, net: nn.Sequential):
+        def __init__(self, net: nn.Sequential, offset: int, gain: torch.Tensor):
             super().__init__()
             self.net = net
+            self.offset = offset                 # -1: no action-feature skip
+            self.register_buffer("gain", gain)
 
         @torch.jit.export
         def logits(self, observation: torch.Tensor) -> torch.Tensor:
-            return self.net(observation.to(torch.float32))
+            x = observation.to(torch.float32)
+            z = self.net(x)
+            if self.offset >= 0:
+                z = z + self.gain * x[..., self.offset:self.offset + self.gain.shape[0]]
+            return z
 
         def forward(self, observation: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
-            z = self.net(observation.to(torch.float32))
+            z = self.logits(observation)
             z = torch.where(action_mask > 0, z, torch.full_like(z, -1e9))
             return torch.argmax(z, dim=-1)
 
+    pairs, skip = split_params(params)
     layers: list[nn.Module] = []
-    n_layers = len(params) // 2
-    for i in range(n_layers):
-        w, b = params[2 * i], params[2 * i + 1]
+    for i, (w, b) in enumerate(pairs):
         lin = nn.Linear(w.shape[1], w.shape[0])
         with torch.no_grad():
             lin.weight.copy_(torch.as_tensor(w))
             lin.bias.copy_(torch.as_tensor(b))
         layers.append(lin)
-        if i < n_layers - 1:
+        if i < len(pairs) - 1:
             layers.append(nn.Tanh() if activation == "tanh" else nn.ReLU())
-    return ExportedPolicy(nn.Sequential(*layers)).eval()
+    offset, gain = skip if skip is not None else (-1, np.zeros(0, dtype=np.float32))
+    return ExportedPolicy(nn.Sequential(*layers), offset, torch.as_tensor(gain, dtype=torch.float32)).eval()
 
 
 def write_policy(params: list[np.ndarray], activation: str, card: dict, out: str | Path,
@@ -268,7 +277,7 @@ def export_run(run_dir: str | Path, out: str | Path | None = None, which: str = 
     card = {
         "env_id": cfg.env_id, "version": type(game).version, "options": dict(game.options),
         "observation_shape": [game.observation_size], "num_actions": game.num_actions,
-        "net": {"hidden": cfg.net.hidden, "activation": cfg.net.activation},
+        "net": {"hidden": cfg.net.hidden, "activation": cfg.net.activation, "action_skip": cfg.net.action_skip},
         "training": {"steps": state.get("steps"), "wall_s": round(state.get("wall_s", 0.0), 1),
                      "checkpoint": pfile.name, "checkpoint_steps": state.get("best_steps" if pfile.name.startswith("best") else "steps"),
                      "players": cfg.players(), "seed": cfg.seed, "config": src_cfg},

@@ -14,7 +14,7 @@ from boardzoo.envs import make_game
 from boardzoo.envs.core.bots import choose
 from boardzoo.envs.core.game import CHANCE
 
-from .bots import check_spec, make_bot
+from .bots import check_spec, default_options, make_bot
 
 
 class Quit(Exception):
@@ -47,12 +47,12 @@ def play(env_id: str, players: int | None = None, seat: int = 0, vs: str = "heur
 
     input_fn = input_fn or builtins.input
     print_fn = print_fn or builtins.print
-    game = make_game(env_id, **(options or {}))
+    check_spec(vs, key="--vs")
+    game = make_game(env_id, **(options if options is not None else default_options(env_id, [vs])))
     n = players if players is not None else type(game).default_players
     game.check_players(n)
     if not 0 <= seat < n:
         raise ValueError(f"--seat {seat} is outside 0..{n - 1}")
-    check_spec(vs, key="--vs")
     rng = np.random.default_rng(seed)
     bots = {s: make_bot(vs, game, s, None if seed is None else seed + s) for s in range(n) if s != seat}
     st = game.new_initial_state(n)

@@ -1,9 +1,15 @@
 """The policy network as plain numpy: snapshots in the opponent pool and evaluation during training.
 
-An SB3 ``MaskableActorCriticPolicy`` built by :mod:`boardzoo.training.train` is an MLP
-``obs -> hidden (act) -> ... -> logits``. Its weights are copied into a :class:`NumpyPolicy`
-(a list of ``(W, b)`` pairs) so that worker processes can play the learner's snapshots without
-torch, cheaply, one observation at a time.
+An SB3 policy built by :mod:`boardzoo.training.train` is an MLP ``obs -> hidden (act) -> ... -> logits``,
+plus, when the game declares *action features* (``Game.action_feature_offset``: one observation
+feature per action, such as Hydropolis's points of each play) and the config sets
+``net.action_skip``, a learned per-action gain that adds those features to the logits
+(:mod:`.sb3_policy`). Its weights are copied into a :class:`NumpyPolicy` so that worker processes
+can play the learner's snapshots without torch, cheaply, one observation at a time.
+
+Parameter lists are ``[W1, b1, ..., Wout, bout]`` (torch Linear layout: W is out x in), optionally
+followed by the skip pair ``[gain (num_actions,), [offset]]``; :func:`split_params` tells them apart
+(a pair whose first array is 1-D is the skip).
 """
 from __future__ import annotations
 
@@ -15,25 +21,47 @@ NEG = np.float32(-1e9)
 
 
 def policy_params(sb3_policy: Any) -> list[np.ndarray]:
-    """Weights of the actor of an SB3 MLP policy: ``[W1, b1, W2, b2, ..., Wout, bout]``."""
+    """Weights of the actor of an SB3 policy: ``[W1, b1, ..., Wout, bout]`` (+ ``[gain, [offset]]``)."""
+    def arr(t: Any) -> np.ndarray:
+        return t.detach().cpu().numpy().astype(np.float32).copy()
+
+    extractor = getattr(sb3_policy.mlp_extractor, "inner", sb3_policy.mlp_extractor)
+    head = sb3_policy.action_net
     out = []
-    for layer in list(sb3_policy.mlp_extractor.policy_net) + [sb3_policy.action_net]:
+    for layer in list(extractor.policy_net) + [getattr(head, "linear", head)]:
         if hasattr(layer, "weight"):
-            out.append(layer.weight.detach().cpu().numpy().astype(np.float32).copy())
-            out.append(layer.bias.detach().cpu().numpy().astype(np.float32).copy())
+            out += [arr(layer.weight), arr(layer.bias)]
+    if hasattr(head, "gain"):
+        out += [arr(head.gain), np.array([head.offset], dtype=np.float32)]
     return out
+
+
+def split_params(params: list[np.ndarray]) -> tuple[list[tuple[np.ndarray, np.ndarray]], tuple[int, np.ndarray] | None]:
+    """``([(W, b), ...], (offset, gain) or None)`` from a parameter list (see module docstring)."""
+    if len(params) % 2 or not params:
+        raise ValueError("policy parameters must be [W1, b1, ..., Wout, bout] (+ [gain, [offset]])")
+    pairs = [(params[i], params[i + 1]) for i in range(0, len(params), 2)]
+    if any(w.ndim != 2 for w, _ in pairs[:-1]):
+        raise ValueError("policy parameters must be [W1, b1, ..., Wout, bout] (+ [gain, [offset]])")
+    if pairs[-1][0].ndim == 1:
+        gain, off = pairs.pop()
+        if len(off) != 1 or not pairs or len(gain) != len(pairs[-1][1]):
+            raise ValueError("policy parameters: the skip pair must be [gain (num_actions,), [offset]]")
+        return pairs, (int(off[0]), gain)
+    return pairs, None
 
 
 class NumpyPolicy:
     """Masked-softmax MLP policy in numpy.
 
     Args:
-        params: ``[W1, b1, ..., Wout, bout]`` (torch Linear layout: W is out x in).
+        params: ``[W1, b1, ..., Wout, bout]`` (+ ``[gain, [offset]]``; see the module docstring).
         activation: ``tanh`` or ``relu`` (the hidden layers').
     """
 
     def __init__(self, params: list[np.ndarray], activation: str = "tanh"):
-        self.layers = [(np.ascontiguousarray(params[i].T), params[i + 1]) for i in range(0, len(params), 2)]
+        pairs, self.skip = split_params(params)
+        self.layers = [(np.ascontiguousarray(w.T), b) for w, b in pairs]
         self.activation = activation
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
@@ -43,6 +71,10 @@ class NumpyPolicy:
             h = h @ w + b
             if i < last:
                 h = np.tanh(h) if self.activation == "tanh" else np.maximum(h, 0)
+        if self.skip is not None:
+            off, gain = self.skip
+            x = np.asarray(obs, dtype=np.float32)
+            h = h + gain * x[..., off:off + len(gain)]
         return h
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None) -> int:

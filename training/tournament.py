@@ -26,7 +26,7 @@ import numpy as np
 from boardzoo.envs import make_game
 from boardzoo.envs.core.arena import Z95, play_game, wilson  # noqa: F401  (re-exported)
 
-from .bots import check_spec, make_bot
+from .bots import check_spec, default_options, make_bot
 
 
 def lineup(g: int, k: int, n: int) -> list[int]:
@@ -84,6 +84,7 @@ class Results:
     games: list[dict] = field(default_factory=list)
     wall_s: float = 0.0
     command: str = ""
+    options: dict = field(default_factory=dict)
 
     def table(self) -> list[dict]:
         """Per-bot win rates with Wilson 95% intervals and OpenSkill ratings."""
@@ -111,7 +112,7 @@ class Results:
     def to_json(self) -> dict:
         return {"env_id": self.env_id, "num_players": self.num_players, "bots": self.bots,
                 "num_games": len(self.games), "wall_s": self.wall_s, "command": self.command,
-                "table": self.table(), "games": self.games}
+                "options": self.options, "table": self.table(), "games": self.games}
 
     def format(self) -> str:
         rows = self.table()
@@ -166,8 +167,9 @@ def run_tournament(env_id: str, bots: Sequence[str], games: int, num_players: in
     """Play ``games`` games of ``env_id`` between ``bots`` and return the results.
 
     A bot is a spec string (see :mod:`.bots`) or a picklable factory ``(game, seat, seed) -> bot``.
+    ``options=None`` plays with the options of the first neural bot's card (else the defaults).
     """
-    options = dict(options or {})
+    options = dict(options) if options is not None else default_options(env_id, bots)
     game = make_game(env_id, **options)
     n = num_players if num_players is not None else type(game).default_players
     game.check_players(n)
@@ -178,7 +180,7 @@ def run_tournament(env_id: str, bots: Sequence[str], games: int, num_players: in
             if b.startswith("neural"):  # fail before starting workers
                 make_bot(b, game, 0, 0)
     tasks = [(g, n, bots, lineup(g, len(bots), n), seed * 1_000_003 + g) for g in range(games)]
-    res = Results(env_id, n, [bot_name(b) for b in bots], command=command)
+    res = Results(env_id, n, [bot_name(b) for b in bots], command=command, options=dict(game.options))
     t0 = time.time()
     bar = None
     if progress:

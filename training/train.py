@@ -259,7 +259,14 @@ def train(cfg: TrainConfig, config_path: str | None = None, run_dir: str | Path 
         import importlib.util
 
         tb = str(run / "tb") if importlib.util.find_spec("tensorboard") else None  # optional extra
-        model = MaskablePPO("MlpPolicy", vec, policy_kwargs=policy_kwargs, seed=cfg.seed, device="cpu", verbose=0,
+        policy: Any = "MlpPolicy"
+        if cfg.net.action_skip > 0:
+            from .sb3_policy import ActionSkipPolicy
+
+            policy = ActionSkipPolicy
+            policy_kwargs.update(action_skip=cfg.net.action_skip,
+                                 action_feature_offset=make_game(cfg.env_id, **cfg.options).action_feature_offset)
+        model = MaskablePPO(policy, vec, policy_kwargs=policy_kwargs, seed=cfg.seed, device="cpu", verbose=0,
                             tensorboard_log=tb, **ppo_kwargs)
         snaps = []
         if cfg.bc.games > 0:

@@ -105,6 +105,10 @@ class Game:
 
     num_actions: int
     observation_size: int
+    # optional action features: when set, ``observation[offset:offset + num_actions]`` holds one
+    # feature per action for the seat to move (0 for illegal actions), which policies may add to
+    # their logits (training's ``net.action_skip``); None = the game has none
+    action_feature_offset: int | None = None
 
     def __init__(self, **options: Any):
         unknown = sorted(set(options) - set(self.options_spec))

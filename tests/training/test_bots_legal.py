@@ -9,7 +9,8 @@ import pytest
 from boardzoo.envs import game_class, make_game, names
 from boardzoo.envs.core.bots import RandomBot, choose
 from boardzoo.envs.core.mcts import MCTSBot
-from boardzoo.training.export import load_bot, write_policy
+from boardzoo.training.bots import default_options
+from boardzoo.training.export import CheckpointError, load_bot, write_policy
 
 REAL = names()
 
@@ -19,14 +20,18 @@ def _game_or_skip(env_id):
         game_class(env_id)
     except ImportError as e:
         pytest.skip(f"{env_id} is not importable yet: {e}")
-    return make_game(env_id)
+    try:                       # the options the shipped bot plays with (e.g. an observation option)
+        return make_game(env_id, **default_options(env_id, ["neural"]))
+    except CheckpointError:    # no shipped bot (the tiny test games)
+        return make_game(env_id)
 
 
 def _neural(game, tmp_path):
     """The shipped bot when there is one, else an untrained exported policy (same code path)."""
     try:
-        return load_bot(game.env_id)
-    except Exception:
+        return load_bot(game.env_id, options=game.options)
+    except CheckpointError as e:
+        assert "no shipped bot" in str(e), e
         rng = np.random.default_rng(0)
         sizes = [game.observation_size, 16, game.num_actions]
         params = []

@@ -31,6 +31,8 @@ def test_minimal_config_gets_defaults(tiny_games):
     ({"env_id": "tinynim_v0", "options": {"nope": 1}}, r"options:.*nope"),
     ({"env_id": "tinynim_v0", "eval": {"opponents": ["alphazero"]}}, r"eval\.opponents.*alphazero"),
     ({"ppo": {}}, r"missing required key 'env_id'"),
+    ({"env_id": "tinynim_v0", "net": {"action_skip": 5.0}}, r"net\.action_skip: needs a game with action features"),
+    ({"env_id": "hydropolis_v0", "net": {"action_skip": -1.0}}, r"net\.action_skip: must be >= 0"),
 ])
 def test_bad_config_fails_clearly(tiny_games, data, match):
     with pytest.raises(ConfigError, match=match):

@@ -79,3 +79,29 @@ def test_even_match_is_even(tiny_games):
     for r in res.table():  # every game ends in a shared win: half a win per seat
         assert r["win_rate"] == pytest.approx(0.5) and r["ci95"][0] < 0.5 < r["ci95"][1]
         assert math.isclose(r["mu"], 25.0)
+
+
+def test_options_default_to_the_neural_bots_own(tiny_games, tmp_path):
+    """A bot trained with non-default options (e.g. downforce's action_features) gets them in a
+    tournament that names no options; explicit options still win."""
+    import numpy as np
+
+    from boardzoo.envs import make_game
+    from boardzoo.training.bots import default_options
+    from boardzoo.training.export import write_policy
+
+    game = make_game("tinynim_v0", max_pile=6)
+    rng = np.random.default_rng(0)
+    params = [rng.normal(size=(8, game.observation_size)).astype(np.float32), np.zeros(8, np.float32),
+              rng.normal(size=(game.num_actions, 8)).astype(np.float32), np.zeros(game.num_actions, np.float32)]
+    card = {"env_id": "tinynim_v0", "version": 0, "options": dict(game.options),
+            "observation_shape": [game.observation_size], "num_actions": game.num_actions}
+    bot = tmp_path / "bot"
+    write_policy(params, "tanh", card, bot, onnx=False)
+    assert default_options("tinynim_v0", ["random", f"neural:{bot}"]) == {"max_pile": 6}
+    assert default_options("tinynim_v0", ["random", "heuristic"]) == {}
+    res = run_tournament("tinynim_v0", [f"neural:{bot}", "random"], 6, workers=1, progress=False)
+    assert res.options == {"max_pile": 6} and res.to_json()["options"] == {"max_pile": 6}
+    res = run_tournament("tinynim_v0", [f"neural:{bot}", "random"], 6, options={"max_pile": 9}, workers=1,
+                         progress=False)
+    assert res.options == {"max_pile": 9}
