@@ -208,6 +208,26 @@ class Geometry:
                     elif e == CAP:
                         rows_[t, rot, 4 + 2 * d] = 1.0
         self.card_rows = rows_
+        # conn[ctx | colours << 8, t, r]: connection points (HY-R17, HY-R18) of card t in rotation r
+        # on a cell whose neighbours show the slot codes ``ctx`` and have the colours ``colours``
+        # (bit d set: the neighbour on side d is copper); with the 8-neighbour count (HY-R16) and the
+        # overlay bonus (HY-R19) this gives every play's points without a Python loop
+        full = np.arange(256 * 16)
+        conn = np.zeros((256 * 16, T, 2), dtype=np.int16)
+        edge = np.array(deck.edges, dtype=np.int64)                  # (T, 2, 4)
+        own_col = np.array(deck.colour, dtype=np.int64)[None, :]      # (1, T)
+        for d in range(4):
+            s = (full >> (2 * d)) & 3                                # 0 empty, else their edge + 1
+            col = (full >> (8 + d)) & 1
+            theirs = (s - 1)[:, None, None]
+            mine = edge[None, :, :, d]
+            same = (col[:, None] == own_col)[:, :, None]
+            pp = (mine == PIPE) & (theirs == PIPE)
+            pc = ((mine == PIPE) & (theirs == CAP)) | ((mine == CAP) & (theirs == PIPE))
+            conn += np.where(s[:, None, None] == 0, 0, np.where(pp, 2 + same, np.where(pc, same, 0))).astype(np.int16)
+        self.conn = conn
+        # the same table per card as plain lists, conn_by_card[2 t + r][full context]
+        self.conn_by_card = conn.reshape(256 * 16, 2 * T).T.tolist()
 
 
 def edges_fit(edges: tuple[int, ...], slots: list[int]) -> bool:

@@ -8,7 +8,7 @@ node whose outcome is the drawn card *type*, with probability proportional to th
 the draw pile, so the pile never needs a hidden order. The start player is one more chance node.
 
 Version history:
-    v0: first release.
+    v0: first release (before any release, the observation gained its action-feature block).
 """
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ START_HAND = 3          # HY-R2
 WRENCH_POINTS = 15      # HY-V1
 WRENCHES_TO_WIN = 3     # HY-V1
 OVERLAY_BONUS = 5       # HY-R19
+ACTION_POINTS_SCALE = 0.1   # observation: action_points() x this
 SEAT_SLOTS = 6          # observation: per-seat blocks (max players)
 SEAT_FEATURES = 4       # present, score, hand size, wrenches
 
@@ -81,7 +82,10 @@ class HydropolisGame(Game):
         self.obs_selected = self.obs_table + 2 * T
         self.obs_tail = self.obs_selected + 2 * T
         self.obs_passes = self.obs_tail + 1 + SEAT_SLOTS * SEAT_FEATURES
-        self.observation_size = self.obs_passes + 1 + SEAT_SLOTS
+        # last block: one feature per action, the points that action's play scores now
+        # (``HydropolisState.action_points``), for the seat to move; zeros for the other seats
+        self.action_feature_offset = self.obs_passes + 1 + SEAT_SLOTS
+        self.observation_size = self.action_feature_offset + self.num_actions
         # seat-relative order of the per-seat blocks: index arrays per (players, seat)
         self._perm: dict[int, list[np.ndarray]] = {}
 
@@ -204,6 +208,10 @@ class HydropolisState(State):
         g = self.game
         C = g.num_cells
         self.ctx = [0] * C
+        self.colctx = [0] * C                  # bit d: the neighbour on side d is copper
+        nb8 = g.geo.nb8
+        self.n8 = [sum(1 for nb in nb8[c] if self.cell_t[nb] >= 0) for c in range(C)]   # HY-R16
+        self._afeat = None
         self.cand: set[int] = set()
         # the public part of every observation, kept up to date incrementally: table planes and
         # the selected card; ``planes`` is a view into it
@@ -217,7 +225,7 @@ class HydropolisState(State):
         for c in range(C):
             if self.cell_t[c] >= 0:
                 self.on_table[self.cell_t[c]] += 1
-                self._place(c, self.cell_t[c], self.cell_r[c])
+                self._place(c, self.cell_t[c], self.cell_r[c], new=False)
         self._sync_private()
         self.hand_bits = [self._bits_of(p) for p in range(self.num_players)]
 
@@ -250,19 +258,27 @@ class HydropolisState(State):
         priv[p, t] += 0.25
         priv[p, self.game.num_types + t] -= 0.25
 
-    def _place(self, c: int, t: int, r: int) -> None:
-        """Put card (t, r) on cell c and update the neighbours' contexts incrementally."""
+    def _place(self, c: int, t: int, r: int, new: bool = True) -> None:
+        """Put card (t, r) on cell c and update the neighbours' contexts incrementally (``new``:
+        the cell was empty, so the 8 cells around count one more card)."""
         geo = self.game.geo
+        if new and self.cell_t[c] < 0:
+            n8 = self.n8
+            for nb in geo.nb8[c]:
+                n8[nb] += 1
         self.cell_t[c] = t
         self.cell_r[c] = r
         slot = geo.slot[t][r]
         ctx, cand, cell_t, live, buf = self.ctx, self.cand, self.cell_t, geo.live_list, self.buf
+        colctx, copper = self.colctx, self.game.colour[t]
         for d, nb in enumerate(geo.nb[c]):
             if nb < 0:
                 continue
-            shift = 2 * ((d + 2) & 3)            # the neighbour sees this card on its opposite side
+            opp = (d + 2) & 3                    # the neighbour sees this card on its opposite side
+            shift = 2 * opp
             v = (ctx[nb] & ~(3 << shift)) | (slot[d] << shift)
             ctx[nb] = v
+            colctx[nb] = (colctx[nb] & ~(1 << opp)) | (copper << opp)
             if cell_t[nb] < 0:                   # HY-R8: an empty cell a PIPE or CAP faces
                 if live[v]:
                     if nb not in cand:
@@ -355,6 +371,7 @@ class HydropolisState(State):
 
     def _apply(self, a: int) -> None:
         p = self.to_move
+        self._afeat = None
         self._step(a)
         if self.phase_id != PLACE:
             self._sync(p)
@@ -401,43 +418,24 @@ class HydropolisState(State):
             self.pile_size -= 1
             self.on_table[a] += 1
             self.private[:, self.game.num_types + a] -= 0.25
-            self._place(self.game.geo.centre, a, 0)
+            self._place(self.game.geo.centre, a, 0, new=True)
             self.phase_id = START_PLAYER
         elif ph == START_PLAYER:
             self.to_move = a
             self.phase_id = PLAY
 
     def points(self, t: int, cell: int, rot: int) -> int:
-        """Points a play of (t, rot) on ``cell`` scores now (HY-R16 to HY-R19, HY-V3)."""
-        g = self.game
-        geo = g.geo
-        cell_t, cell_r = self.cell_t, self.cell_r
-        overlay = cell_t[cell] >= 0
-        if overlay and g.bonus_only:
-            return OVERLAY_BONUS                           # HY-V3 bonus_only
-        pts = 0
-        for nb in geo.nb8[cell]:                           # HY-R16: cards in the 8 cells around
-            if cell_t[nb] >= 0:
-                pts += 1
-        edges = g.deck.edges
-        mine = edges[t][rot]
-        col = g.colour[t]
-        for d, nb in enumerate(geo.nb[cell]):              # HY-R24: one connection per side
-            if nb < 0:
-                continue
-            tn = cell_t[nb]
-            if tn < 0:
-                continue
-            e = mine[d]
-            f = edges[tn][cell_r[nb]][(d + 2) & 3]
-            same = col == g.colour[tn]
-            if e == PIPE and f == PIPE:
-                pts += 3 if same else 2                    # HY-R18
-            elif (e == PIPE and f == CAP) or (e == CAP and f == PIPE):
-                pts += 1 if same else 0                    # HY-R17
-        if overlay:
-            pts += OVERLAY_BONUS                           # HY-R19
-        return pts
+        """Points a play of (t, rot) on ``cell`` scores now (HY-R16 to HY-R19, HY-V3): the cards in
+        the 8 cells around (``n8``), one connection per side from the geometry's table (HY-R17,
+        HY-R18, by the neighbours' facing edges and colours), and the overlay bonus."""
+        if self.cell_t[cell] >= 0:                         # HY-R19 overlay
+            if self.game.bonus_only:
+                return OVERLAY_BONUS                       # HY-V3 bonus_only
+            extra = OVERLAY_BONUS
+        else:
+            extra = 0
+        x = self.ctx[cell] | self.colctx[cell] << 8
+        return self.n8[cell] + self.game.geo.conn_by_card[2 * t + rot][x] + extra
 
     def _pass(self) -> None:
         p = self.to_move
@@ -497,7 +495,8 @@ class HydropolisState(State):
     def observation(self, seat: int) -> np.ndarray:
         """Seat-relative: table planes per cell (occupied, leaky, copper, pipe/cap per side N E S W,
         playable target), own hand counts, unseen card counts, the selected card (second step),
-        pile size, per seat (me first) present/score/hand size/wrenches, passes, seat to move."""
+        pile size, per seat (me first) present/score/hand size/wrenches, passes, seat to move, and
+        the action features (points of each legal action, for the seat to move only)."""
         g = self.game
         n = self.num_players
         out = self.buf.copy()                           # table planes and selected card
@@ -507,7 +506,68 @@ class HydropolisState(State):
             out[g.obs_tail + 1:g.obs_tail + 1 + n * SEAT_FEATURES] = self.buf[g.seat_perm(n)[seat]]
         if self.phase_id in (PLAY, PLACE, DRAW):
             out[g.obs_passes + 1 + (self.to_move - seat) % n] = 1.0
+        if seat == self.to_move and self.phase_id in (PLAY, PLACE):
+            idx, val = self._action_points_sparse()
+            out[idx] = val                              # offset and scale already applied
         return out
+
+    def action_points(self) -> np.ndarray:
+        """Points (HY-R16 to HY-R19, HY-V3) each legal action of the seat to move leads to now, as
+        float32 over the actions (0 for illegal ones): in the first step the best play of that card
+        and rotation over its legal cells, in the second step the selected card on that cell
+        (the observation's action features are these x ``ACTION_POINTS_SCALE``)."""
+        g = self.game
+        out = np.zeros(g.num_actions, dtype=np.float32)
+        idx, val = self._action_points_sparse()
+        out[idx - g.action_feature_offset] = val / ACTION_POINTS_SCALE
+        return np.rint(out)
+
+    def _action_points_sparse(self) -> tuple[np.ndarray, np.ndarray]:
+        """(observation indices, scaled values) of the non-zero action features, cached per state.
+        The same sums as :meth:`points`, inlined over the few candidate cells (plain Python beats
+        numpy here)."""
+        if self._afeat is not None:
+            return self._afeat
+        g = self.game
+        geo = g.geo
+        ctx, colctx, n8, cell_t = self.ctx, self.colctx, self.n8, self.cell_t
+        flat = g.bonus_only
+        best: dict[int, int] = {}
+        if self.phase_id == PLACE:
+            tr = self.selected
+            ok, conn = geo.legal_by_card[tr], geo.conn_by_card[tr]
+            base = g.cell_base
+            for c in self.cand:
+                x = ctx[c]
+                if ok[x]:
+                    if cell_t[c] >= 0:
+                        best[base + c] = OVERLAY_BONUS if flat else n8[c] + conn[x | colctx[c] << 8] + OVERLAY_BONUS
+                    else:
+                        best[base + c] = n8[c] + conn[x | colctx[c] << 8]
+        elif self.phase_id == PLAY:
+            lb, conns = geo.legal_bits, geo.conn_by_card
+            hand = self.hand_bits[self.to_move]
+            for c in self.cand:
+                x = ctx[c]
+                bits = lb[x] & hand
+                if not bits:
+                    continue
+                full = x | colctx[c] << 8
+                over = cell_t[c] >= 0
+                while bits:
+                    low = bits & -bits
+                    bits ^= low
+                    tr = low.bit_length() - 1
+                    if over and flat:
+                        v = OVERLAY_BONUS
+                    else:
+                        v = n8[c] + conns[tr][full] + (OVERLAY_BONUS if over else 0)
+                    if v > best.get(tr, -1):
+                        best[tr] = v
+        off = g.action_feature_offset
+        self._afeat = (np.fromiter(best.keys(), dtype=np.int64, count=len(best)) + off,
+                       np.fromiter(best.values(), dtype=np.float32, count=len(best)) * ACTION_POINTS_SCALE)
+        return self._afeat
 
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> "HydropolisState":
         """Re-deal the other hands (same sizes) and the draw pile from the cards ``seat`` has not
@@ -537,6 +597,7 @@ class HydropolisState(State):
         s.pile = np.bincount(cards[i:], minlength=T).tolist()
         s._sync_private()
         s._mask = None
+        s._afeat = None
         return s
 
     def scores(self) -> list[float]:
@@ -582,6 +643,8 @@ class HydropolisState(State):
         s.wrenches = list(self.wrenches)
         s.history = list(self.history)
         s.ctx = list(self.ctx)
+        s.colctx = list(self.colctx)
+        s.n8 = list(self.n8)
         s.cand = set(self.cand)
         s.buf = self.buf.copy()
         s.planes = s.buf[:self.game.obs_table].reshape(self.planes.shape)
@@ -648,6 +711,7 @@ class HydropolisState(State):
         fresh = self.clone()
         fresh._rebuild()
         assert fresh.ctx == self.ctx and fresh.cand == self.cand and fresh.hand_bits == self.hand_bits
+        assert fresh.colctx == self.colctx and fresh.n8 == self.n8
         assert (fresh.buf == self.buf).all() and (fresh.private == self.private).all()
         assert 0 <= self.passes <= n
         assert self.phase_id not in (PLAY, PLACE) or 0 <= self.to_move < n

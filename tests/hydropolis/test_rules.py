@@ -633,12 +633,25 @@ def _reference_observation(st, seat):
     if st.phase() in ("play", "place", "draw"):
         turn[(st.to_move - seat) % n] = 1.0
     out += turn
+    # action features: points of each legal play of the seat to move (HY-R16 to R19), x 0.1
+    acts = [0.0] * g.num_actions
+    if seat == st.to_move and st.phase() in ("play", "place"):
+        fits = st.playable(seat)
+        for a in np.flatnonzero(st.legal_mask()):
+            if st.phase() == "place":
+                t, r = divmod(st.selected, 2)
+                acts[a] = reference_points(st, t, int(a) - g.cell_base, r) * 0.1
+            elif a < g.cell_base:
+                t, r = divmod(int(a), 2)
+                acts[a] = max(reference_points(st, t, int(c), r) for c in np.flatnonzero(fits[:, t, r])) * 0.1
+    out += acts
     return np.array(out, dtype=np.float32)
 
 
-@pytest.mark.parametrize("n", [1, 2, 5])
-def test_observation_matches_a_plain_reference_encoder(n):
-    g = make_game("hydropolis_v0", wrench=True)
+@pytest.mark.parametrize("n,options", [(1, {"wrench": True}), (2, {"wrench": True}), (5, {"wrench": True}),
+                                       (2, {"overlay_scoring": "bonus_only", "table_size": "7x5"})])
+def test_observation_matches_a_plain_reference_encoder(n, options):
+    g = make_game("hydropolis_v0", **options)
     rng = np.random.default_rng(n)
     checked = 0
     for _ in range(2):
@@ -653,3 +666,51 @@ def test_observation_matches_a_plain_reference_encoder(n):
             else:
                 st.apply_action(int(rng.choice(np.flatnonzero(st.legal_mask()))))
     assert checked > 20
+
+
+def reference_points(st, t, cell, rot):
+    """Points of a play written straight from the spec (HY-R16 to HY-R19, HY-V3), no tables."""
+    g = st.game
+    cell_t, cell_r = st.cell_t, st.cell_r
+    overlay = cell_t[cell] >= 0
+    if overlay and g.options["overlay_scoring"] == "bonus_only":
+        return 5                                           # HY-V3
+    pts = sum(1 for nb in g.geo.nb8[cell] if cell_t[nb] >= 0)   # HY-R16
+    edges, colour = g.deck.edges, g.deck.colour
+    for d, nb in enumerate(g.geo.nb[cell]):
+        if nb < 0 or cell_t[nb] < 0:
+            continue
+        e, f = edges[t][rot][d], edges[cell_t[nb]][cell_r[nb]][(d + 2) % 4]
+        same = colour[t] == colour[cell_t[nb]]
+        if e == PIPE and f == PIPE:
+            pts += 3 if same else 2                        # HY-R18
+        elif {e, f} == {PIPE, CAP}:
+            pts += 1 if same else 0                        # HY-R17
+    return pts + (5 if overlay else 0)                     # HY-R19
+
+
+@pytest.mark.parametrize("options", [{}, {"overlay_scoring": "bonus_only", "table_size": "7x5"}])
+def test_HY_R16_R19_points_table_matches_the_plain_rules(options):
+    """``points()`` reads a precomputed connection table; over random positions it equals the plain
+    reading of the rules for every legal play, and the action features give the best of them."""
+    g = make_game("hydropolis_v0", **options)
+    rng = np.random.default_rng(11)
+    plays = 0
+    for _ in range(6):
+        st = g.new_initial_state(2)
+        while not st.is_terminal():
+            if st.is_chance_node():
+                st.apply_action(st.sample_chance(rng))
+                continue
+            p = st.current_player()
+            fits = st.playable(p)
+            for c, t, r in zip(*np.nonzero(fits)):
+                assert st.points(int(t), int(c), int(r)) == reference_points(st, int(t), int(c), int(r))
+                plays += 1
+            feats = st.action_points()
+            if st.phase() == "play":
+                for t, r in {(int(t), int(r)) for _, t, r in zip(*np.nonzero(fits))}:
+                    assert feats[2 * t + r] == max(reference_points(st, t, int(c), r)
+                                                   for c in np.flatnonzero(fits[:, t, r]))
+            st.apply_action(int(rng.choice(np.flatnonzero(st.legal_mask()))))
+    assert plays > 500
