@@ -124,13 +124,22 @@ def _bid(st: DownforceState, seat: int, legal) -> int:
     return int(best if best is not None else hand[0])
 
 
-def _play(st: DownforceState, seat: int, legal) -> int:
-    best, best_v = int(legal[0]), -1e9
+def play_values(st: DownforceState, seat: int, legal) -> list[float]:
+    """1-ply lookahead: the race evaluation ``_value`` for ``seat`` after each card of ``legal`` is
+    played on a copy (its sub-steps answered greedily). Reads only the board and the card played,
+    so it is public information plus the seat's own hand (the observation's action features use it)."""
+    out = []
     for a in legal:
         sim = st.clone()
         sim.apply_action(int(a))
         _finish_turn(sim, seat)
-        v = _value(sim, seat)
+        out.append(_value(sim, seat))
+    return out
+
+
+def _play(st: DownforceState, seat: int, legal) -> int:
+    best, best_v = int(legal[0]), -1e9
+    for a, v in zip(legal, play_values(st, seat, legal)):
         if int(a) >= 42:
             v -= 0.8                      # keep speed-8 cards for later
         if v > best_v:

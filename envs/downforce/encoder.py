@@ -349,3 +349,35 @@ def encode(st, seat: int) -> np.ndarray:
         for s in range(n):
             out[L.money + rel[s]] = st.money[s] * (1.0 / 30.0)
     return out
+
+
+def action_features(st, seat: int) -> np.ndarray:
+    """The optional action-feature block (option ``action_features``): one float per action, for the
+    seat to move only (zeros otherwise and for illegal actions).
+
+    - race ``play``: how much the race evaluation of ``seat`` (own cars' progress minus the others',
+      in rows) changes if that card is played now (1-ply lookahead, ``bot.play_values``);
+    - auction ``bid``: the card's speed for the car being auctioned / 5;
+    - ``bet``: the car's current race position, 1 for the leader down to 1/6 for the last car.
+    """
+    from .bot import _value, play_values
+    from .rules import A_BET, NUM_ACTIONS, NUM_CARS
+
+    out = np.zeros(NUM_ACTIONS, dtype=np.float32)
+    if st.is_terminal() or st.current_player() != seat:
+        return out
+    legal = np.flatnonzero(st.legal_mask())
+    t = st.dec_type
+    if st.stage == "race" and t == "play":
+        base = _value(st, seat)
+        out[legal] = np.array(play_values(st, seat, legal), dtype=np.float32) - base
+    elif st.stage == "auction":
+        car = st.auction_order[st.auction_idx]
+        bv = st.game.bid_value
+        out[legal] = [bv[int(c)][car] / 5.0 for c in legal]
+    elif t == "bet" or st.stage == "bet":
+        order = st.race_order()
+        for a in legal:
+            if A_BET <= a < A_BET + NUM_CARS:
+                out[a] = 1.0 - order.index(int(a) - A_BET) / NUM_CARS
+    return out

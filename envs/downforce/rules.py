@@ -24,7 +24,7 @@ import numpy as np
 from boardzoo.envs.core.game import CHANCE, TERMINAL, ConfigError, Game, Option, State
 
 from . import data as D
-from .encoder import encode
+from .encoder import action_features, encode
 
 NUM_CARS = D.NUM_CARS
 NUM_CARDS = D.NUM_CARDS
@@ -71,11 +71,14 @@ class DownforceGame(Game):
         "odds_winner_only": Option(False, "DF-V4: odds betting where only the winning car pays"),
         "steering": Option("auto", "DF-V5: who steers when several steps are legal", choices=("auto", "manual")),
         "track": Option("default", "DF-V6: id of a track data file in envs/downforce/tracks/", type=str),
+        "action_features": Option(False, "observation ends with one feature per action (1-ply lookahead "
+                                  "of each race card, bid speeds, car positions for bets); slower"),
     }
     conformance_options = [
         {},
         {"powers": True, "extra_powers": True, "steering": "manual", "odds_betting": True},
         {"powers": True, "odds_winner_only": True, "track": "sprint"},
+        {"action_features": True},
     ]
     num_actions = NUM_ACTIONS
 
@@ -98,6 +101,10 @@ class DownforceGame(Game):
         from .encoder import Layout
         self.layout = Layout(self)
         self.observation_size = self.layout.size
+        self.action_feature_offset = None
+        if o["action_features"]:                    # encoder.action_features, after the base encoding
+            self.action_feature_offset = self.layout.size
+            self.observation_size = self.layout.size + NUM_ACTIONS
 
     # ------------------------------------------------------------------ geometry
     def _build_geometry(self) -> None:
@@ -950,7 +957,9 @@ class DownforceState(State):
 
     # ================================================================== observation
     def observation(self, seat: int) -> np.ndarray:
-        return encode(self, seat)
+        if self.game.action_feature_offset is None:
+            return encode(self, seat)
+        return np.concatenate([encode(self, seat), action_features(self, seat)])
 
     # ================================================================== hidden info
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> "DownforceState":

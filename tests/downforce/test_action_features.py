@@ -1,0 +1,82 @@
+"""The optional action-feature block (``action_features=True``): for the seat to move, the 1-ply
+lookahead of every race card, the speed of every card for the car being auctioned, the race position
+of every car for bets; zeros for everybody else and for illegal actions."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from boardzoo.envs import ConfigError, make_game
+from boardzoo.envs.core.game import CHANCE
+from boardzoo.envs.downforce import bot
+from boardzoo.envs.downforce.rules import A_BET, NUM_ACTIONS
+
+
+def _walk(game, n, games, seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(games):
+        st = game.new_initial_state(n)
+        while not st.is_terminal():
+            p = st.current_player()
+            if p == CHANCE:
+                st.apply_action(st.sample_chance(rng))
+                continue
+            yield st, p
+            st.apply_action(int(rng.choice(np.flatnonzero(st.legal_mask()))))
+
+
+def test_option_adds_the_block_and_default_has_none():
+    plain, feat = make_game("downforce_v0"), make_game("downforce_v0", action_features=True)
+    assert plain.action_feature_offset is None
+    assert feat.action_feature_offset == plain.observation_size
+    assert feat.observation_size == plain.observation_size + NUM_ACTIONS
+    with pytest.raises(ConfigError, match="action_features"):
+        make_game("downforce_v0", action_features="yes")
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_features_match_the_lookahead_and_stay_private(n):
+    game = make_game("downforce_v0", action_features=True)
+    plain = make_game("downforce_v0")
+    off = game.action_feature_offset
+    kinds = set()
+    for st, p in _walk(game, n, 4, seed=n):
+        legal = np.flatnonzero(st.legal_mask())
+        obs = st.observation(p)
+        f = obs[off:]
+        assert not np.delete(f, legal).any(), "features on illegal actions"
+        for q in range(n):
+            if q != p:
+                assert not st.observation(q)[off:].any(), "features for a seat not to move"
+        if st.stage == "race" and st.dec_type == "play":
+            base = bot._value(st, p)
+            np.testing.assert_allclose(f[legal], np.array(bot.play_values(st, p, legal)) - base, rtol=1e-5,
+                                       atol=1e-6)
+            kinds.add("play")
+        elif st.stage == "auction":
+            car = st.auction_order[st.auction_idx]
+            assert [round(float(f[c]) * 5) for c in legal] == [st.game.bid_value[c][car] for c in legal]
+            kinds.add("bid")
+        elif st.dec_type == "bet":
+            order = st.race_order()
+            top = max(legal, key=lambda a: f[a])
+            assert order.index(int(top) - A_BET) == min(order.index(int(a) - A_BET) for a in legal)
+            kinds.add("bet")
+        # the rest of the observation is the plain encoding
+        st2 = plain.state_from_dict(st.to_dict())
+        np.testing.assert_array_equal(obs[:off], st2.observation(p))
+    assert kinds == {"play", "bid", "bet"}
+
+
+def test_heuristic_race_choice_is_the_best_feature_with_its_speed8_penalty():
+    game = make_game("downforce_v0", action_features=True)
+    off = game.action_feature_offset
+    checked = 0
+    for st, p in _walk(game, 4, 3, seed=9):
+        if st.stage == "race" and st.dec_type == "play":
+            legal = np.flatnonzero(st.legal_mask())
+            f = st.observation(p)[off:]
+            z = f[legal] - 0.8 * (legal >= 42)
+            assert legal[int(np.argmax(z))] == bot._play(st, p, legal)
+            checked += 1
+    assert checked > 50
