@@ -8,7 +8,7 @@ node whose outcome is the drawn card *type*, with probability proportional to th
 the draw pile, so the pile never needs a hidden order. The start player is one more chance node.
 
 Version history:
-    v0: first release (before any release, the observation gained its action-feature block).
+    v0: first release (before any release: the optional action-feature block).
 """
 from __future__ import annotations
 
@@ -59,13 +59,16 @@ class HydropolisGame(Game):
         "deck": Option("waterworks_88", "HY-V4: deck data file (name of deck_<name>.json or a .json path)",
                        type=str),
         "solo": Option(False, "HY-V5: solo score attack (requires num_players=1; one player is always solo)"),
+        "action_features": Option(False, "observation ends with the points each legal action scores now "
+                                  "(one float per action); slower"),
     }
     score_scale = 0.002
     simultaneous = False
     conformance_options = [
         {},
         {"wrench": True, "target_score": 60},
-        {"overlay_scoring": "bonus_only", "table_size": "7x5"},
+        {"overlay_scoring": "bonus_only", "table_size": "7x5", "action_features": True},
+        {"action_features": True},
     ]
 
     def __init__(self, **options: Any):
@@ -82,10 +85,13 @@ class HydropolisGame(Game):
         self.obs_selected = self.obs_table + 2 * T
         self.obs_tail = self.obs_selected + 2 * T
         self.obs_passes = self.obs_tail + 1 + SEAT_SLOTS * SEAT_FEATURES
-        # last block: one feature per action, the points that action's play scores now
-        # (``HydropolisState.action_points``), for the seat to move; zeros for the other seats
-        self.action_feature_offset = self.obs_passes + 1 + SEAT_SLOTS
-        self.observation_size = self.action_feature_offset + self.num_actions
+        self.observation_size = self.obs_passes + 1 + SEAT_SLOTS
+        # option action_features: a last block with one feature per action, the points that
+        # action's play scores now (``HydropolisState.action_points``), for the seat to move only
+        self.action_feature_offset = None
+        if self.options["action_features"]:
+            self.action_feature_offset = self.observation_size
+            self.observation_size += self.num_actions
         # seat-relative order of the per-seat blocks: index arrays per (players, seat)
         self._perm: dict[int, list[np.ndarray]] = {}
 
@@ -212,6 +218,7 @@ class HydropolisState(State):
         nb8 = g.geo.nb8
         self.n8 = [sum(1 for nb in nb8[c] if self.cell_t[nb] >= 0) for c in range(C)]   # HY-R16
         self._afeat = None
+        self._pcache = None
         self.cand: set[int] = set()
         # the public part of every observation, kept up to date incrementally: table planes and
         # the selected card; ``planes`` is a view into it
@@ -496,7 +503,7 @@ class HydropolisState(State):
         """Seat-relative: table planes per cell (occupied, leaky, copper, pipe/cap per side N E S W,
         playable target), own hand counts, unseen card counts, the selected card (second step),
         pile size, per seat (me first) present/score/hand size/wrenches, passes, seat to move, and
-        the action features (points of each legal action, for the seat to move only)."""
+        with option ``action_features`` the points of each legal action (for the seat to move only)."""
         g = self.game
         n = self.num_players
         out = self.buf.copy()                           # table planes and selected card
@@ -506,9 +513,9 @@ class HydropolisState(State):
             out[g.obs_tail + 1:g.obs_tail + 1 + n * SEAT_FEATURES] = self.buf[g.seat_perm(n)[seat]]
         if self.phase_id in (PLAY, PLACE, DRAW):
             out[g.obs_passes + 1 + (self.to_move - seat) % n] = 1.0
-        if seat == self.to_move and self.phase_id in (PLAY, PLACE):
+        if seat == self.to_move and self.phase_id in (PLAY, PLACE) and g.action_feature_offset is not None:
             idx, val = self._action_points_sparse()
-            out[idx] = val                              # offset and scale already applied
+            out[idx + g.action_feature_offset] = val * ACTION_POINTS_SCALE
         return out
 
     def action_points(self) -> np.ndarray:
@@ -519,11 +526,11 @@ class HydropolisState(State):
         g = self.game
         out = np.zeros(g.num_actions, dtype=np.float32)
         idx, val = self._action_points_sparse()
-        out[idx - g.action_feature_offset] = val / ACTION_POINTS_SCALE
-        return np.rint(out)
+        out[idx] = val
+        return out
 
     def _action_points_sparse(self) -> tuple[np.ndarray, np.ndarray]:
-        """(observation indices, scaled values) of the non-zero action features, cached per state.
+        """(actions, points) of the legal actions' points (see :meth:`action_points`), cached per state.
         The same sums as :meth:`points`, inlined over the few candidate cells (plain Python beats
         numpy here)."""
         if self._afeat is not None:
@@ -533,11 +540,14 @@ class HydropolisState(State):
         ctx, colctx, n8, cell_t = self.ctx, self.colctx, self.n8, self.cell_t
         flat = g.bonus_only
         best: dict[int, int] = {}
+        base = g.cell_base
         if self.phase_id == PLACE:
             tr = self.selected
+            pc = self._pcache                   # this turn's first step already scored every cell
+            if pc is not None and pc[0] == len(self.history) and tr in pc[1]:
+                best = pc[1][tr]
             ok, conn = geo.legal_by_card[tr], geo.conn_by_card[tr]
-            base = g.cell_base
-            for c in self.cand:
+            for c in (() if best else self.cand):
                 x = ctx[c]
                 if ok[x]:
                     if cell_t[c] >= 0:
@@ -547,6 +557,7 @@ class HydropolisState(State):
         elif self.phase_id == PLAY:
             lb, conns = geo.legal_bits, geo.conn_by_card
             hand = self.hand_bits[self.to_move]
+            per: dict[int, dict[int, int]] = {}     # card -> {cell action: points}, for the second step
             for c in self.cand:
                 x = ctx[c]
                 bits = lb[x] & hand
@@ -564,9 +575,10 @@ class HydropolisState(State):
                         v = n8[c] + conns[tr][full] + (OVERLAY_BONUS if over else 0)
                     if v > best.get(tr, -1):
                         best[tr] = v
-        off = g.action_feature_offset
-        self._afeat = (np.fromiter(best.keys(), dtype=np.int64, count=len(best)) + off,
-                       np.fromiter(best.values(), dtype=np.float32, count=len(best)) * ACTION_POINTS_SCALE)
+                    per.setdefault(tr, {})[base + c] = v
+            self._pcache = (len(self.history), per)
+        self._afeat = (np.fromiter(best.keys(), dtype=np.int64, count=len(best)),
+                       np.fromiter(best.values(), dtype=np.float32, count=len(best)))
         return self._afeat
 
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> "HydropolisState":

@@ -634,6 +634,8 @@ def _reference_observation(st, seat):
         turn[(st.to_move - seat) % n] = 1.0
     out += turn
     # action features: points of each legal play of the seat to move (HY-R16 to R19), x 0.1
+    if not g.options["action_features"]:
+        return np.array(out, dtype=np.float32)
     acts = [0.0] * g.num_actions
     if seat == st.to_move and st.phase() in ("play", "place"):
         fits = st.playable(seat)
@@ -649,7 +651,9 @@ def _reference_observation(st, seat):
 
 
 @pytest.mark.parametrize("n,options", [(1, {"wrench": True}), (2, {"wrench": True}), (5, {"wrench": True}),
-                                       (2, {"overlay_scoring": "bonus_only", "table_size": "7x5"})])
+                                       (2, {"wrench": True, "action_features": True}),
+                                       (2, {"overlay_scoring": "bonus_only", "table_size": "7x5",
+                                            "action_features": True})])
 def test_observation_matches_a_plain_reference_encoder(n, options):
     g = make_game("hydropolis_v0", **options)
     rng = np.random.default_rng(n)

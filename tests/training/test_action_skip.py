@@ -17,12 +17,12 @@ from boardzoo.training.policy import NumpyPolicy, policy_params, split_params
 
 @pytest.fixture(scope="module")
 def skip_run(tmp_path_factory):
-    """A tiny hydropolis_v0 run with the skip (a few hundred steps, no imitation)."""
+    """A tiny hydropolis_v0 run (its action_features option on) with the skip: a few hundred steps."""
     from boardzoo.training.config import config_from_dict
     from boardzoo.training.train import train
 
     cfg = config_from_dict({
-        "env_id": "hydropolis_v0", "total_steps": 256, "n_envs": 1, "vec": "dummy", "seed": 5,
+        "env_id": "hydropolis_v0", "options": {"action_features": True}, "total_steps": 256, "n_envs": 1, "vec": "dummy", "seed": 5,
         "reward": "score", "net": {"hidden": [16], "action_skip": 10.0},
         "ppo": {"n_steps": 128, "batch_size": 64, "n_epochs": 1},
         "pool": {"snapshot_every": 128, "schedule": [{"start": 0.0, "snapshot": 0.5, "heuristic": 0.5, "random": 0.0}]},
@@ -53,7 +53,7 @@ def test_skip_policy_numpy_copy_and_export_agree(skip_run, tmp_path):
     model = MaskablePPO.load(skip_run / "model.zip", device="cpu")
     params = policy_params(model.policy)
     pairs, skip = split_params(params)
-    game = make_game("hydropolis_v0")
+    game = make_game("hydropolis_v0", action_features=True)
     assert skip is not None and skip[0] == game.action_feature_offset and len(skip[1]) == game.num_actions
     npol = NumpyPolicy(params, "tanh")
     out = export_run(skip_run, out=tmp_path / "bot", which="last", progress=False, log=lambda s: None)
@@ -84,7 +84,7 @@ def test_skip_policy_numpy_copy_and_export_agree(skip_run, tmp_path):
 
 def test_skip_makes_the_features_count():
     """With a zero MLP, the logits are exactly gain x features: the greedy choice is the best play."""
-    game = make_game("hydropolis_v0")
+    game = make_game("hydropolis_v0", action_features=True)
     sizes = [game.observation_size, 8, game.num_actions]
     params = []
     for a, b in zip(sizes[:-1], sizes[1:]):

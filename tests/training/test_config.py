@@ -31,8 +31,11 @@ def test_minimal_config_gets_defaults(tiny_games):
     ({"env_id": "tinynim_v0", "options": {"nope": 1}}, r"options:.*nope"),
     ({"env_id": "tinynim_v0", "eval": {"opponents": ["alphazero"]}}, r"eval\.opponents.*alphazero"),
     ({"ppo": {}}, r"missing required key 'env_id'"),
+    ({"env_id": "downforce_v0", "bc": {"teacher": {"bet_everything": True}}}, r"bc\.teacher:.*bet_everything"),
+    ({"env_id": "tinynim_v0", "bc": {"teacher": {"greedy": True}}}, r"bc\.teacher: tinynim_v0's heuristic offers no variants"),
     ({"env_id": "tinynim_v0", "net": {"action_skip": 5.0}}, r"net\.action_skip: needs a game with action features"),
     ({"env_id": "hydropolis_v0", "net": {"action_skip": -1.0}}, r"net\.action_skip: must be >= 0"),
+    ({"env_id": "hydropolis_v0", "net": {"action_skip": 5.0}}, r"net\.action_skip: needs a game with action features"),
 ])
 def test_bad_config_fails_clearly(tiny_games, data, match):
     with pytest.raises(ConfigError, match=match):
