@@ -99,6 +99,9 @@ class BCConfig:
     """Adam step size"""
     value: bool = True
     """also fit the value net to the demonstrations' discounted final returns"""
+    teacher: dict[str, Any] = field(default_factory=dict)
+    """style keywords of the game's heuristic that plays the demonstrations (a variant offered by
+    ``Game.heuristic_bot``, e.g. downforce ``{bet_own: true}``); {} = the standard heuristic"""
 
 
 @dataclass
@@ -144,6 +147,13 @@ class TrainConfig:
                 game.check_players(n)
             except ConfigError as e:
                 raise ConfigError(f"num_players: {e}") from None
+        if self.bc.teacher:
+            try:
+                game.heuristic_bot(0, 0, **self.bc.teacher)
+            except ConfigError as e:
+                raise ConfigError(f"bc.teacher: {e}") from None
+            except (TypeError, NotImplementedError):
+                raise ConfigError(f"bc.teacher: {self.env_id}'s heuristic offers no variants") from None
         checks = [
             (self.reward in ("win", "score"), "reward", "must be win or score"),
             (self.vec in ("subproc", "dummy"), "vec", "must be subproc or dummy"),

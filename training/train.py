@@ -87,13 +87,13 @@ def evaluate(policy: NumpyPolicy, env_id: str, options: dict, opponent: str, gam
 
 # ---------------------------------------------------------------------- imitation warm start
 def _demo_worker(args: tuple) -> tuple:
-    env_id, options, players, games, seed, gamma = args
+    env_id, options, players, games, seed, gamma, teacher = args
     game = make_game(env_id, **options)
     rng = np.random.default_rng(seed)
     obs, masks, acts, rets = [], [], [], []
     for g in range(games):
         n = players[int(rng.integers(len(players)))]
-        bots = [game.heuristic_bot(s, int(rng.integers(1 << 31))) for s in range(n)]
+        bots = [game.heuristic_bot(s, int(rng.integers(1 << 31)), **teacher) for s in range(n)]
         st = game.new_initial_state(n)
         mine: list[list[int]] = [[] for _ in range(n)]
         while not st.is_terminal():
@@ -124,7 +124,7 @@ def behaviour_clone(model: Any, cfg: TrainConfig, log: Callable[[str], None] = p
 
     workers = max(1, cfg.n_envs)
     per = [cfg.bc.games // workers + (1 if i < cfg.bc.games % workers else 0) for i in range(workers)]
-    tasks = [(cfg.env_id, cfg.options, cfg.players(), k, cfg.seed * 1009 + i, cfg.ppo.gamma)
+    tasks = [(cfg.env_id, cfg.options, cfg.players(), k, cfg.seed * 1009 + i, cfg.ppo.gamma, dict(cfg.bc.teacher))
              for i, k in enumerate(per) if k > 0]
     t0 = time.time()
     if len(tasks) > 1:
@@ -133,7 +133,8 @@ def behaviour_clone(model: Any, cfg: TrainConfig, log: Callable[[str], None] = p
     else:
         parts = [_demo_worker(t) for t in tasks]
     obs, masks, acts, rets = (np.concatenate([p[i] for p in parts]) for i in range(4))
-    log(f"imitation: {len(acts)} decisions from {cfg.bc.games} heuristic games in {time.time() - t0:.0f} s")
+    who = f"heuristic {cfg.bc.teacher}" if cfg.bc.teacher else "heuristic"
+    log(f"imitation: {len(acts)} decisions from {cfg.bc.games} {who} games in {time.time() - t0:.0f} s")
     pol = model.policy
     opt = torch.optim.Adam(pol.parameters(), lr=cfg.bc.learning_rate)
     rng = np.random.default_rng(cfg.seed)
@@ -160,7 +161,7 @@ def behaviour_clone(model: Any, cfg: TrainConfig, log: Callable[[str], None] = p
             cnt += len(idx)
         stats = {"epoch": epoch + 1, "loss": tot / cnt, "agreement": acc / cnt}
         log(f"imitation epoch {epoch + 1}/{cfg.bc.epochs}: loss {stats['loss']:.4f}, "
-            f"agrees with heuristic on {100 * stats['agreement']:.1f}% of decisions")
+            f"agrees with the teacher on {100 * stats['agreement']:.1f}% of decisions")
     stats["decisions"] = n
     return stats
 

@@ -142,8 +142,10 @@ class Game:
         """Return the rgb_array renderer ``state -> HxWx3 uint8`` (needs Pillow) or None."""
         return None
 
-    def heuristic_bot(self, seat: int, seed: int | None = None):
-        """Return this game's heuristic bot for ``seat`` (see boardzoo.envs.core.bots)."""
+    def heuristic_bot(self, seat: int, seed: int | None = None, **style: Any):
+        """Return this game's heuristic bot for ``seat`` (see boardzoo.envs.core.bots). A game may
+        offer variants through ``style`` keywords (e.g. as imitation teachers); an unknown style is
+        a ConfigError."""
         raise NotImplementedError
 
     def describe(self) -> dict:

@@ -137,33 +137,40 @@ def play_values(st: DownforceState, seat: int, legal) -> list[float]:
     return out
 
 
-def _play(st: DownforceState, seat: int, legal) -> int:
+def _play(st: DownforceState, seat: int, legal, keep_speed8: float = 0.8) -> int:
     best, best_v = int(legal[0]), -1e9
     for a, v in zip(legal, play_values(st, seat, legal)):
         if int(a) >= 42:
-            v -= 0.8                      # keep speed-8 cards for later
+            v -= keep_speed8              # keep speed-8 cards for later
         if v > best_v:
             best, best_v = int(a), v
     return best
 
 
-def _bet(st: DownforceState, seat: int, legal) -> int:
+def _bet(st: DownforceState, seat: int, legal, bet_own: bool = False) -> int:
     order = st.race_order()
+    if bet_own:                           # the best-placed own car first, else the leader
+        order = [c for c in order if st.owner[c] == seat] + [c for c in order if st.owner[c] != seat]
     for c in order:
         if A_BET + c in legal:
             return A_BET + c
     return int(legal[0])
 
 
-def policy(st: DownforceState, seat: int, rng: np.random.Generator) -> int:
+def policy(st: DownforceState, seat: int, rng: np.random.Generator, bet_own: bool = False,
+           keep_speed8: float = 0.8) -> int:
+    """The heuristic's action. The defaults are the suite's heuristic bot; ``bet_own`` (bet on the
+    best-placed own car rather than the leader) and ``keep_speed8`` (how many rows of lookahead a
+    speed-8 card must gain to be played) make the variants ``DownforceGame.heuristic_bot`` offers
+    as imitation teachers."""
     legal = np.flatnonzero(st.legal_mask())
     t = st.dec_type
     if t == "bid":
         return _bid(st, seat, legal)
     if t == "play":
-        return _play(st, seat, legal)
+        return _play(st, seat, legal, keep_speed8)
     if t == "bet":
-        return _bet(st, seat, set(int(a) for a in legal))
+        return _bet(st, seat, set(int(a) for a in legal), bet_own)
     if t == "power":
         return max((int(a) for a in legal), key=lambda a: _POWER_PREF[st.power_of_car[a - A_POWER]])
     if t == "yesno":

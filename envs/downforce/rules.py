@@ -171,11 +171,22 @@ class DownforceGame(Game):
         from .render import render_rgb
         return render_rgb
 
-    def heuristic_bot(self, seat: int, seed: int | None = None):
+    def heuristic_bot(self, seat: int, seed: int | None = None, **style: Any):
+        """The heuristic bot; ``style`` picks a variant (``bet_own=True``: bet on the best-placed own
+        car; ``keep_speed8=x``: the lookahead a speed-8 card must gain, default 0.8 rows)."""
+        from functools import partial
+
         from boardzoo.envs.core.bots import HeuristicBot
 
         from .bot import policy
-        return HeuristicBot(policy, seed, name="downforce-heuristic")
+        unknown = sorted(set(style) - {"bet_own", "keep_speed8"})
+        if unknown:
+            raise ConfigError(f"downforce heuristic: unknown style {unknown}; use bet_own, keep_speed8")
+        if not style:
+            return HeuristicBot(policy, seed, name="downforce-heuristic")
+        return HeuristicBot(partial(policy, bet_own=bool(style.get("bet_own", False)),
+                                    keep_speed8=float(style.get("keep_speed8", 0.8))),
+                            seed, name="downforce-heuristic-variant")
 
 
 # JSON field lists (clone/to_dict): plain ints/strs, flat int lists, lists of lists, sets

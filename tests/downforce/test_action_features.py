@@ -80,3 +80,27 @@ def test_heuristic_race_choice_is_the_best_feature_with_its_speed8_penalty():
             assert legal[int(np.argmax(z))] == bot._play(st, p, legal)
             checked += 1
     assert checked > 50
+
+
+def test_heuristic_variants_for_imitation_teachers():
+    """``heuristic_bot(**style)``: bet_own bets on the best-placed own car; unknown styles fail."""
+    game = make_game("downforce_v0")
+    with pytest.raises(ConfigError, match="unknown style.*bet_everything"):
+        game.heuristic_bot(0, 0, bet_everything=True)
+    seen = 0
+    for st, p in _walk(game, 4, 6, seed=5):
+        if st.dec_type != "bet":
+            continue
+        legal = set(int(a) for a in np.flatnonzero(st.legal_mask()))
+        order = st.race_order()
+        own = [c for c in order if st.owner[c] == p and A_BET + c in legal]
+        std = game.heuristic_bot(p, 1).act_state(st, p)
+        var = game.heuristic_bot(p, 1, bet_own=True).act_state(st, p)
+        assert std == A_BET + next(c for c in order if A_BET + c in legal)
+        assert var == (A_BET + own[0] if own else std)
+        seen += 1
+    assert seen > 5
+    # keep_speed8 only changes which race card is played
+    st = next(s for s, _ in _walk(game, 4, 1, seed=1) if s.stage == "race" and s.dec_type == "play")
+    p = st.current_player()
+    assert game.heuristic_bot(p, 0, keep_speed8=0.8).act_state(st, p) == game.heuristic_bot(p, 0).act_state(st, p)
