@@ -47,12 +47,19 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds per env")
     ap.add_argument("--env", action="append", help="env id (repeatable; default: all registered)")
     ap.add_argument("--players", type=int, help="player count (default: each game's standard count)")
+    ap.add_argument("--options", default="{}", help="game options as JSON, e.g. '{\"action_features\": true}' "
+                    "(applied to every env named; default: none)")
     args = ap.parse_args()
+    import json
+
+    options = json.loads(args.options)
 
     from pettingzoo.classic import connect_four_v3
 
     ref_env = connect_four_v3.env()
     print(f"{'env':22} {'players':>7} {'steps/s':>10} {'ref steps/s':>12} {'x connect_four_v3 (median, min-max)':>38}")
+    if options:
+        print(f"* with options {options}")
     for env_id in args.env or names():
         try:
             g = game_class(env_id)
@@ -60,7 +67,7 @@ def main() -> None:
             print(f"{env_id:22} {'-':>7} {'error: ' + str(e)[:60]}")
             continue
         n = args.players or g.default_players
-        env = make(env_id, num_players=n)
+        env = make(env_id, num_players=n, **options)
         ratios, ours, refs = [], [], []
         for r in range(args.rounds):
             ref, _ = run(ref_env, args.seconds, seed=r)
@@ -69,7 +76,8 @@ def main() -> None:
             ours.append(sps)
             refs.append(ref)
         med = float(np.median(ratios))
-        print(f"{env_id:22} {n:7d} {np.median(ours):10.0f} {np.median(refs):12.0f} "
+        label = env_id + ("*" if options else "")
+        print(f"{label:22} {n:7d} {np.median(ours):10.0f} {np.median(refs):12.0f} "
               f"{med:16.2f}  ({min(ratios):.2f}-{max(ratios):.2f})")
 
 
