@@ -432,17 +432,20 @@ class HydropolisState(State):
             self.phase_id = PLAY
 
     def points(self, t: int, cell: int, rot: int) -> int:
-        """Points a play of (t, rot) on ``cell`` scores now (HY-R16 to HY-R19, HY-V3): the cards in
-        the 8 cells around (``n8``), one connection per side from the geometry's table (HY-R17,
-        HY-R18, by the neighbours' facing edges and colours), and the overlay bonus."""
+        """Points a play of (t, rot) on ``cell`` scores now (HY-R16 to HY-R19, HY-V3)."""
+        return self._points(cell, 2 * t + rot)
+
+    def _points(self, cell: int, tr: int) -> int:
+        """:meth:`points` of card ``tr = 2 t + rot``: the cards in the 8 cells around (``n8``), one
+        connection per side from the geometry's table (HY-R17, HY-R18, by the neighbours' facing
+        edges and colours), and the overlay bonus (HY-R19, HY-V3)."""
         if self.cell_t[cell] >= 0:                         # HY-R19 overlay
             if self.game.bonus_only:
                 return OVERLAY_BONUS                       # HY-V3 bonus_only
             extra = OVERLAY_BONUS
         else:
             extra = 0
-        x = self.ctx[cell] | self.colctx[cell] << 8
-        return self.n8[cell] + self.game.geo.conn_by_card[2 * t + rot][x] + extra
+        return self.n8[cell] + self.game.geo.conn_by_card[tr][self.ctx[cell] | self.colctx[cell] << 8] + extra
 
     def _pass(self) -> None:
         p = self.to_move
@@ -531,14 +534,12 @@ class HydropolisState(State):
 
     def _action_points_sparse(self) -> tuple[np.ndarray, np.ndarray]:
         """(actions, points) of the legal actions' points (see :meth:`action_points`), cached per state.
-        The same sums as :meth:`points`, inlined over the few candidate cells (plain Python beats
-        numpy here)."""
+        A loop over the few candidate cells (plain Python beats numpy here)."""
         if self._afeat is not None:
             return self._afeat
         g = self.game
         geo = g.geo
-        ctx, colctx, n8, cell_t = self.ctx, self.colctx, self.n8, self.cell_t
-        flat = g.bonus_only
+        ctx, pts = self.ctx, self._points
         best: dict[int, int] = {}
         base = g.cell_base
         if self.phase_id == PLACE:
@@ -546,33 +547,20 @@ class HydropolisState(State):
             pc = self._pcache                   # this turn's first step already scored every cell
             if pc is not None and pc[0] == len(self.history) and tr in pc[1]:
                 best = pc[1][tr]
-            ok, conn = geo.legal_by_card[tr], geo.conn_by_card[tr]
-            for c in (() if best else self.cand):
-                x = ctx[c]
-                if ok[x]:
-                    if cell_t[c] >= 0:
-                        best[base + c] = OVERLAY_BONUS if flat else n8[c] + conn[x | colctx[c] << 8] + OVERLAY_BONUS
-                    else:
-                        best[base + c] = n8[c] + conn[x | colctx[c] << 8]
+            else:
+                ok = geo.legal_by_card[tr]
+                best = {base + c: pts(c, tr) for c in self.cand if ok[ctx[c]]}
         elif self.phase_id == PLAY:
-            lb, conns = geo.legal_bits, geo.conn_by_card
+            lb = geo.legal_bits
             hand = self.hand_bits[self.to_move]
             per: dict[int, dict[int, int]] = {}     # card -> {cell action: points}, for the second step
             for c in self.cand:
-                x = ctx[c]
-                bits = lb[x] & hand
-                if not bits:
-                    continue
-                full = x | colctx[c] << 8
-                over = cell_t[c] >= 0
+                bits = lb[ctx[c]] & hand
                 while bits:
                     low = bits & -bits
                     bits ^= low
                     tr = low.bit_length() - 1
-                    if over and flat:
-                        v = OVERLAY_BONUS
-                    else:
-                        v = n8[c] + conns[tr][full] + (OVERLAY_BONUS if over else 0)
+                    v = pts(c, tr)
                     if v > best.get(tr, -1):
                         best[tr] = v
                     per.setdefault(tr, {})[base + c] = v
