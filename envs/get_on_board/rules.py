@@ -93,26 +93,25 @@ class Rules:
         if sh[GR] < len(self.grandma_values):  # GB-R24: a ninth grandma has no effect
             sh[GR] += 1
 
-    def tourist(self, sh: list[int]) -> None:
-        """GB-R28 (filling row; GB-V5 off: the scoring row only)."""
+    def _fill_row(self, sh: list[int], count: int, scored: int, box: int) -> None:
+        """One passenger into the first unscored row of a three-row track (counts at ``count``,
+        scored flags at ``scored``): GB-V5 on lets a full row overflow into the next one; off, a full
+        unscored row ignores the passenger. GB-R34: no filling row -> nothing."""
         for i in range(3):
-            if not sh[TS0 + i]:
-                if sh[T0 + i] < self.t_box:
-                    sh[T0 + i] += 1
+            if not sh[scored + i]:
+                if sh[count + i] < box:
+                    sh[count + i] += 1
                     return
                 if not self.overflow:
-                    return  # GB-V5 false: a full unscored row ignores the tourist
-        # GB-R34: no filling row -> nothing
+                    return
+
+    def tourist(self, sh: list[int]) -> None:
+        """GB-R28 (filling row; GB-V5 off: the scoring row only)."""
+        self._fill_row(sh, T0, TS0, self.t_box)
 
     def worker(self, sh: list[int]) -> None:
         """GB-R31."""
-        for i in range(3):
-            if not sh[BS0 + i]:
-                if sh[B0 + i] < self.o_box:
-                    sh[B0 + i] += 1
-                    return
-                if not self.overflow:
-                    return
+        self._fill_row(sh, B0, BS0, self.o_box)
 
     def reach(self, sh: list[int], code: int, star: bool) -> None:
         """Apply the effects of reaching an intersection with ``code`` (GB-R24..GB-R33)."""
