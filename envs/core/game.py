@@ -148,6 +148,12 @@ class Game:
         a ConfigError."""
         raise NotImplementedError
 
+    def observation_layout(self) -> list[tuple[str, int, int]]:
+        """Named blocks of the observation vector: ``[(name, offset, length), ...]`` in order,
+        contiguous and covering ``observation_size`` exactly. The encoder owns the layout; the bot
+        card and each game's RULES.md show the same table. Default: one block."""
+        return [("observation", 0, self.observation_size)]
+
     def describe(self) -> dict:
         return {"env_id": self.env_id, "name": self.name, "version": self.version,
                 "players": [self.min_players, self.max_players], "options": dict(self.options),
