@@ -4,7 +4,11 @@ No per-game env class and no wrapper chain: order, legality and the dead-step pr
 handled here once, inline on the hot path. Chance nodes are advanced inside ``reset``/``step``
 with the env's RNG seeded by ``reset(seed)``. Rewards come only at the end (DESIGN.md):
 ``reward="win"`` (+1 sole winner, 0 tied for first, -1 others; one player: scaled score) or
-``reward="score"`` (own score minus the mean of the others', scaled).
+``reward="score"`` (own score minus the mean of the others', scaled, never above a winner's).
+
+Arrays handed out (observations, masks) are fresh copies the caller owns: writing into them
+changes nothing in the env, whose legality check always reads its own mask. Lifecycle misuse
+(``step`` before ``reset`` or after the game is over) raises :class:`BoardZooError`.
 """
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 
-from .game import CHANCE, TERMINAL, ConfigError, Game, IllegalActionError, State
+from .game import CHANCE, TERMINAL, BoardZooError, ConfigError, Game, IllegalActionError, State, as_action
 
 REWARD_MODES = ("win", "score")
 ILLEGAL_MODES = ("raise", "penalize")
@@ -54,7 +58,8 @@ class _Core:
         self.record: list[Any] = []
         self._rng = np.random.default_rng()
         self._seed: int | None = None
-        self._zero_mask = np.zeros(self.game.num_actions, dtype=np.int8)
+        self._start: dict | None = None
+        self._penalty: dict | None = None
 
     def observation_space(self, agent: str) -> spaces.Dict:
         return self._obs_space
@@ -62,13 +67,51 @@ class _Core:
     def action_space(self, agent: str) -> spaces.Discrete:
         return self._act_space
 
-    def _new_game(self, seed: int | None) -> None:
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-            self._seed = int(seed)
-        self.state = self.game.new_initial_state(self.num_players)
+    def _new_game(self, seed: int | None, options: dict | None) -> None:
+        start = self._episode_options(options)
+        if seed is None:
+            # a fresh seed drawn from the env's generator, so every game's record names the seed
+            # that reproduces it (and unseeded resets still differ from one another)
+            seed = int(self._rng.integers(2**63 - 1))
+        else:
+            seed = as_action(seed)
+            if seed.__class__ is not int or seed < 0:
+                raise ConfigError(f"reset(seed={seed!r}): the seed must be a non-negative int or None")
+        self._rng = np.random.default_rng(seed)
+        self._seed = seed
+        self._start = start
+        self.state = self.game.new_initial_state(self.num_players) if start is None else \
+            self.game.state_from_dict(start)
         self.record = []
+        self._penalty = None
         self._advance_chance()
+
+    EPISODE_OPTIONS = ("state",)
+
+    def _episode_options(self, options: dict | None) -> dict | None:
+        """Per-episode options of ``reset(options=...)``: ``{"state": saved}`` starts the episode
+        from a saved state (``State.to_dict()``, validated like ``Game.state_from_dict``; the
+        player count must be the env's). Unknown keys are not applied: they raise ConfigError,
+        except the probe PettingZoo's api_test sends, which only warns."""
+        if not options:
+            return None
+        if not isinstance(options, dict):
+            raise ConfigError(f"reset(options=...) takes a dict, got {type(options).__name__}")
+        unknown = sorted(map(str, set(options) - set(self.EPISODE_OPTIONS)))
+        if unknown:
+            msg = (f"reset(options=...): unknown per-episode option(s) {unknown}; {self.game.env_id} accepts "
+                   f"{list(self.EPISODE_OPTIONS)} (game options are fixed when the env is made)")
+            if options != {"options": 1}:
+                raise ConfigError(msg)
+            import warnings  # PettingZoo's api_test probes reset's signature with {"options": 1}
+            warnings.warn(msg + "; ignored", UserWarning, stacklevel=4)
+        start = options.get("state")
+        if start is not None:
+            if not isinstance(start, dict) or start.get("num_players") != self.num_players:
+                raise ConfigError(f"reset(options={{'state': ...}}): the saved state must be a dict for "
+                                  f"num_players={self.num_players}")
+            self.game.state_from_dict(start)  # validated before anything changes
+        return start
 
     def _advance_chance(self) -> None:
         st, rng, rec = self.state, self._rng, self.record
@@ -100,8 +143,25 @@ class _Core:
     def save_record(self) -> dict:
         """JSON-safe game record: env id and version, options, players, seed and every action
         (chance outcomes included); replay it with ``boardzoo.envs.core.records.replay``."""
-        return {"env_id": self.game.env_id, "version": self.game.version, "options": dict(self.game.options),
-                "num_players": self.num_players, "seed": self._seed, "actions": list(self.record)}
+        rec = {"env_id": self.game.env_id, "version": self.game.version, "options": dict(self.game.options),
+               "num_players": self.num_players, "seed": self._seed, "actions": list(self.record)}
+        if self._start is not None:
+            rec["start"] = self._start
+        if self._penalty is not None:
+            rec["penalty"] = dict(self._penalty)
+        return rec
+
+    def _penalize(self, seat: int, action: Any) -> list[float]:
+        """``illegal="penalize"``: the game ends, -1 for the offender, 0 for the others; the record
+        carries the penalty so that it replays to the same outcome."""
+        shown = action if action.__class__ is int else repr(action)
+        self._penalty = {"seat": seat, "action": shown}
+        return [-1.0 if i == seat else 0.0 for i in range(self.num_players)]
+
+    def _not_running(self, what: str) -> BoardZooError:
+        if self.state is None:
+            return BoardZooError(f"{self.game.env_id}: call reset() before {what}")
+        return BoardZooError(f"{self.game.env_id}: the game is over; call reset() to start a new one before {what}")
 
 
 class BoardZooAEC(_Core, AECEnv):
@@ -123,7 +183,7 @@ class BoardZooAEC(_Core, AECEnv):
         self.agents = []
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        self._new_game(seed)
+        self._new_game(seed, options)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -149,20 +209,27 @@ class BoardZooAEC(_Core, AECEnv):
         self.agent_selection = self.agents[0]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self._seat[agent]
         st = self.state
+        if st is None:
+            raise self._not_running("observe()")
+        seat = self._seat.get(agent)
+        if seat is None:
+            raise BoardZooError(f"{self.game.env_id}: no agent {agent!r}; agents are {self.possible_agents}")
+        obs = np.array(st.observation(seat), dtype=np.float32)  # copies: the caller owns them
         if st.current_player() == seat:
-            return {"observation": st.observation(seat), "action_mask": st.legal_mask()}
-        return {"observation": st.observation(seat), "action_mask": self._zero_mask}
+            return {"observation": obs, "action_mask": st.legal_mask().copy()}
+        return {"observation": obs, "action_mask": np.zeros(self.game.num_actions, dtype=np.int8)}
 
     def step(self, action: int | None) -> None:
+        if not self.agents:
+            raise self._not_running("step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         st = self.state
-        if action.__class__ is not int and isinstance(action, np.integer):
-            action = int(action)
+        if action.__class__ is not int:
+            action = as_action(action)
         m = st._mask
         if m is None:
             m = st.legal_mask()
@@ -172,7 +239,7 @@ class BoardZooAEC(_Core, AECEnv):
                 self._clear_rewards()
                 self._cumulative_rewards[agent] = 0.0
                 seat = self._seat[agent]
-                self._finish([-1.0 if i == seat else 0.0 for i in range(self.num_players)])
+                self._finish(self._penalize(seat, action))
                 self.infos[agent] = {"illegal_action": action}
                 return
             raise IllegalActionError(action, st.phase(), st.legal_actions(), st._safe_name)
@@ -212,10 +279,10 @@ class BoardZooParallel(_Core, ParallelEnv):
         out = {}
         for i, a in enumerate(self.possible_agents):
             if i in deciders:
-                mask = self._decider_mask(i)
+                mask = self._decider_mask(i).copy()
             else:
-                mask = self._zero_mask
-            out[a] = {"observation": st.observation(i), "action_mask": mask}
+                mask = np.zeros(self.game.num_actions, dtype=np.int8)
+            out[a] = {"observation": np.array(st.observation(i), dtype=np.float32), "action_mask": mask}
         return out
 
     def _decider_mask(self, seat: int) -> np.ndarray:
@@ -230,11 +297,15 @@ class BoardZooParallel(_Core, ParallelEnv):
         return probe.legal_mask().copy()
 
     def reset(self, seed: int | None = None, options: dict | None = None):
-        self._new_game(seed)
+        self._new_game(seed, options)
         self.agents = list(self.possible_agents)
         return self._all_obs(), {a: {} for a in self.agents}
 
     def step(self, actions: dict[str, int]):
+        if not self.agents:
+            raise self._not_running("step()")
+        if not isinstance(actions, dict):
+            raise BoardZooError(f"parallel step takes a dict agent -> action, got {type(actions).__name__}")
         st = self.state
         deciders = st.deciders()
         missing = [self.possible_agents[s] for s in deciders if self.possible_agents[s] not in actions]
@@ -244,16 +315,16 @@ class BoardZooParallel(_Core, ParallelEnv):
         try:
             for s in deciders:
                 assert st.current_player() == s, "deciders() must list seats in commit order"
-                a = actions[self.possible_agents[s]]
+                a = as_action(actions[self.possible_agents[s]])
                 st.apply_action(a)
-                self.record.append(int(a))
+                self.record.append(a)
                 self._advance_chance()
         except IllegalActionError:
             self.state = backup
             del self.record[rec_len:]
             if self.illegal_mode == "penalize":
-                bad = self.possible_agents[s]
-                rew = {a: (-1.0 if a == bad else 0.0) for a in self.agents}
+                fin = self._penalize(s, as_action(actions[self.possible_agents[s]]))
+                rew = {a: fin[i] for i, a in enumerate(self.possible_agents) if a in self.agents}
                 obs = self._all_obs()
                 term = {a: True for a in self.agents}
                 self.agents = []

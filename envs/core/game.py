@@ -13,7 +13,8 @@ A game subclasses both and implements the underscored hooks:
 ``State.observation(seat)``  flat float32 vector of size ``game.observation_size``
 ``State.resample_hidden(seat, rng)``  new state consistent with what ``seat`` knows
 ``State.scores()`` / ``State.winners()``
-``State.to_dict()`` / ``Game.state_from_dict()``
+``State._to_dict()`` / ``Game._state_from_dict()`` / ``Game.state_schema(n)``  saved states (the base class
+                             adds the envelope and validates untrusted dicts)
 ``State.action_to_string(a)`` / ``State.phase()`` / ``State.__str__``
 
 The base class adds the legality check (``apply_action`` raises :class:`IllegalActionError`
@@ -28,34 +29,13 @@ from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
 
+from .errors import BoardZooError, ConfigError, IllegalActionError, StateError
+from .schema import Spec, first_difference
+
 CHANCE = -1
 """``current_player()`` at a chance node."""
 TERMINAL = -2
 """``current_player()`` once the game is over."""
-
-
-class BoardZooError(Exception):
-    """Base class of every error BoardZoo raises on purpose."""
-
-
-class IllegalActionError(BoardZooError, ValueError):
-    """An action that is not legal in the current state.
-
-    The message names the action, the phase and the legal actions; the state is unchanged.
-    """
-
-    def __init__(self, action: Any, phase: str, legal: Sequence[Any], describe: Callable[[Any], str] | None = None):
-        self.action = action
-        self.phase = phase
-        self.legal = list(legal)
-        shown = self.legal[:40]
-        names = ", ".join(f"{a}" + (f" ({describe(a)})" if describe else "") for a in shown)
-        more = f", ... ({len(self.legal)} in all)" if len(self.legal) > len(shown) else ""
-        super().__init__(f"illegal action {action!r} in phase {phase!r}; legal actions: [{names}{more}]")
-
-
-class ConfigError(BoardZooError, ValueError):
-    """A malformed option, config or data file; the message names the offending entry."""
 
 
 @dataclass(frozen=True)
@@ -68,20 +48,53 @@ class Option:
     type: type | tuple | None = None
 
     def validate(self, name: str, value: Any) -> Any:
+        """The value as a plain Python bool/int/float/str, or ConfigError naming the option."""
+        value = _plain(value)
         if self.choices is not None:
-            if value not in self.choices:
+            if not any(value.__class__ is c.__class__ and value == c for c in self.choices):
                 raise ConfigError(f"option {name}={value!r} is not one of {list(self.choices)}")
             return value
         want = self.type if self.type is not None else type(self.default)
-        if want is bool and not isinstance(value, (bool, np.bool_)):
+        if want is bool and value.__class__ is not bool:
             raise ConfigError(f"option {name}={value!r} must be a bool")
-        if want is int and (isinstance(value, bool) or not isinstance(value, (int, np.integer))):
+        if want is int and value.__class__ is not int:
             raise ConfigError(f"option {name}={value!r} must be an int")
-        if want is float and (isinstance(value, bool) or not isinstance(value, (int, float, np.number))):
-            raise ConfigError(f"option {name}={value!r} must be a number")
-        if want is str and not isinstance(value, str):
+        if want is float:
+            if value.__class__ not in (int, float):
+                raise ConfigError(f"option {name}={value!r} must be a number")
+            return float(value)
+        if want is str and value.__class__ is not str:
             raise ConfigError(f"option {name}={value!r} must be a string")
         return value
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars and str subclasses as plain Python values; anything else unchanged (an array,
+    a list or an object then fails the exact type checks)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, str) and value.__class__ is not str:
+        return str(value)
+    return value
+
+
+def as_action(action: Any) -> Any:
+    """A player's action as a plain int when it is integer-like: Python or numpy ints and 0-d
+    integer arrays (what ``model.predict`` returns for one observation), never bools or floats.
+    Anything else comes back unchanged (and is then illegal)."""
+    if action.__class__ is int:
+        return action
+    if isinstance(action, np.integer):
+        return int(action)
+    if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
+        return int(action)
+    if isinstance(action, int) and not isinstance(action, bool):
+        return int(action)
+    return action
 
 
 class Game:
@@ -134,9 +147,70 @@ class Game:
     def new_initial_state(self, num_players: int) -> "State":
         raise NotImplementedError
 
-    def state_from_dict(self, data: dict) -> "State":
-        """Rebuild a state saved by ``State.to_dict``."""
+    # --------------------------------------------------------- saved states
+    ENVELOPE: ClassVar[tuple[str, ...]] = ("env_id", "version", "options", "num_players")
+
+    def state_schema(self, num_players: int) -> Spec:
+        """The schema of a saved state's own fields (everything in ``State._to_dict()`` except
+        ``num_players``), for ``num_players`` seats (hook; see :mod:`boardzoo.envs.core.schema`)."""
+        raise NotImplementedError(f"{self.env_id} declares no state schema")
+
+    def _state_from_dict(self, data: dict) -> "State":
+        """Build the state from a dict already checked against ``state_schema`` (hook)."""
         raise NotImplementedError
+
+    def state_from_dict(self, data: Any) -> "State":
+        """Rebuild a state saved by ``State.to_dict``; the dict is untrusted input.
+
+        Checks, in order: the envelope (env id, version and options must be this game's; the
+        player count in range), the game's schema (keys, types, ranges, sizes), then builds the
+        state and checks the game's invariants, that it can be played on (a decision has a legal
+        action, chance outcomes are a distribution, every seat's observation is well formed) and
+        that it saves back to exactly ``data``.
+
+        Raises:
+            StateError: naming the field that is wrong (a BoardZooError; nothing else escapes).
+        """
+        if data.__class__ is not dict:
+            raise StateError(f"a saved {self.env_id} state must be a JSON object, got {type(data).__name__}")
+        for key in self.ENVELOPE:
+            if key not in data:
+                raise StateError(f"state field {key!r} is missing")
+        if data["env_id"] != self.env_id:
+            raise StateError(f"state field 'env_id': the state is for {data['env_id']!r}, not {self.env_id!r}")
+        if data["version"].__class__ is not int or data["version"] != self.version:
+            raise StateError(f"state field 'version': the state is for version {data['version']!r} of "
+                             f"{self.env_id}, this game is version {self.version}")
+        opts = data["options"]
+        if opts.__class__ is not dict or opts != self.options or any(
+                opts[k].__class__ is not v.__class__ for k, v in self.options.items()):
+            diff = (sorted(k for k in set(opts) | set(self.options) if opts.get(k, ...) != self.options.get(k, ...))
+                    if opts.__class__ is dict else opts)
+            raise StateError(f"state field 'options': the state was saved with options {_short(opts)}, this game "
+                             f"has {self.options} (differing: {diff}); make the game with the state's options")
+        n = data["num_players"]
+        if n.__class__ is not int or not self.min_players <= n <= self.max_players:
+            raise StateError(f"state field 'num_players': expected an int in {self.min_players}..{self.max_players}, "
+                             f"got {_short(n)}")
+        body = {k: v for k, v in data.items() if k not in self.ENVELOPE}
+        self.state_schema(n).check(body, "")
+        try:
+            state = self._state_from_dict(dict(body, num_players=n))
+        except BoardZooError:
+            raise
+        except Exception as e:  # the schema let through something the loader cannot use
+            raise StateError(f"saved {self.env_id} state cannot be loaded ({type(e).__name__}: {e})") from None
+        try:
+            state.check_invariants()
+        except AssertionError as e:
+            raise StateError(f"saved {self.env_id} state breaks an invariant of the game: {e}") from None
+        _check_playable(state)
+        back = state.to_dict()
+        where = first_difference(back, data)
+        if where is not None:
+            raise StateError(f"state field {where!r} is inconsistent with the rest of the state (it would load "
+                             f"as a different position)")
+        return state
 
     def renderer(self) -> Callable[["State"], np.ndarray] | None:
         """Return the rgb_array renderer ``state -> HxWx3 uint8`` (needs Pillow) or None."""
@@ -208,8 +282,17 @@ class State:
     def action_to_string(self, action: Any) -> str:
         return str(action)
 
-    def to_dict(self) -> dict:
+    def _to_dict(self) -> dict:
+        """The state's own fields as JSON-safe values (hook; ``to_dict`` adds the envelope)."""
         raise NotImplementedError
+
+    def to_dict(self) -> dict:
+        """JSON-safe dict that ``Game.state_from_dict`` turns back into an equal state: env id,
+        version, options and player count, then the game's own fields."""
+        g = self.game
+        d = {"env_id": g.env_id, "version": g.version, "options": dict(g.options), "num_players": self.num_players}
+        d.update(self._to_dict())
+        return d
 
     def deciders(self) -> list[int]:
         """Seats deciding at this node. More than one only at a simultaneous node, where the
@@ -247,9 +330,9 @@ class State:
         if p < 0:
             return p == CHANCE and self.is_legal_chance(action)
         if action.__class__ is not int:  # bool is excluded on purpose
-            if not isinstance(action, np.integer):
+            action = as_action(action)
+            if action.__class__ is not int:
                 return False
-            action = int(action)
         if not 0 <= action < self.game.num_actions:
             return False
         m = self._mask
@@ -271,8 +354,8 @@ class State:
             legal = [] if self.is_terminal() else self.legal_actions()
             raise IllegalActionError(action, "terminal" if self.is_terminal() else self.phase(), legal,
                                      None if self.is_chance_node() or self.is_terminal() else self._safe_name)
-        if isinstance(action, np.integer):
-            action = int(action)
+        if not self.is_chance_node():
+            action = as_action(action)
         self._apply(action)
         self._mask = None
 
@@ -302,14 +385,23 @@ class State:
 
     def score_returns(self) -> list[float]:
         """``reward="score"``: own score minus the mean of the others', times score_scale
-        (negated when ``game.lower_score_wins``, so a higher reward is always better)."""
+        (negated when ``game.lower_score_wins``, so a higher reward is always better), capped at
+        the lowest winner's for every seat that is not a winner."""
         scale = -self.game.score_scale if self.game.lower_score_wins else self.game.score_scale
         s = [float(x) for x in self.scores()]
         n = len(s)
         if n == 1:
             return [s[0] * scale]
         tot = sum(s)
-        return [(s[i] - (tot - s[i]) / (n - 1)) * scale for i in range(n)]
+        r = [(s[i] - (tot - s[i]) / (n - 1)) * scale for i in range(n)]
+        # Rewards never rank a non-winner above a winner: a game's winners may differ from the
+        # best score (tie-breaks, eliminated seats); such a seat gets at most the lowest winner's.
+        w = self.winners()
+        if w and len(w) < n:
+            cap = min(r[i] for i in w)
+            ws = set(w)
+            r = [x if i in ws or x <= cap else cap for i, x in enumerate(r)]
+        return r
 
     def clone(self) -> "State":
         """Independent copy (default: deepcopy sharing the immutable Game)."""
@@ -321,3 +413,37 @@ class State:
 
     def __str__(self) -> str:  # ansi render
         return f"<{self.game.env_id} state>"
+
+
+def _short(v: Any) -> str:
+    r = repr(v)
+    return r if len(r) <= 80 else r[:77] + "..."
+
+
+def _check_playable(state: State) -> None:
+    """A loaded state must be playable: the current decision has a legal action, chance outcomes
+    form a distribution, each seat's observation is well formed, and printing and cloning work."""
+    g = state.game
+    try:
+        p = state.current_player()
+        if p.__class__ is not int or not (p in (CHANCE, TERMINAL) or 0 <= p < state.num_players):
+            raise StateError(f"saved {g.env_id} state has no valid player to move ({p!r})")
+        if p >= 0:
+            m = state.legal_mask()
+            if m.shape != (g.num_actions,) or not m.any():
+                raise StateError(f"saved {g.env_id} state: seat {p} has no legal action in phase {state.phase()!r}")
+        elif p == CHANCE:
+            outs = state.chance_outcomes()
+            total = sum(pr for _, pr in outs)
+            if not outs or abs(total - 1.0) > 1e-6 or any(pr <= 0 for _, pr in outs):
+                raise StateError(f"saved {g.env_id} state: the chance outcomes are not a distribution")
+        for seat in range(state.num_players):
+            o = state.observation(seat)
+            if o.shape != (g.observation_size,) or not np.isfinite(o).all():
+                raise StateError(f"saved {g.env_id} state: seat {seat}'s observation is malformed")
+        str(state)
+        state.clone()
+    except BoardZooError:
+        raise
+    except Exception as e:
+        raise StateError(f"saved {g.env_id} state is inconsistent ({type(e).__name__}: {e})") from None

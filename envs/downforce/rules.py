@@ -162,7 +162,7 @@ class DownforceGame(Game):
         self.check_players(num_players)
         return DownforceState(self, int(num_players))
 
-    def state_from_dict(self, data: dict) -> "DownforceState":
+    def _state_from_dict(self, data: dict) -> "DownforceState":
         st = DownforceState(self, int(data["num_players"]))
         st._load(data)
         return st
@@ -1091,7 +1091,7 @@ class DownforceState(State):
             d[k] = [set(x) for x in src[k]]
         return st
 
-    def to_dict(self) -> dict:
+    def _to_dict(self) -> dict:
         d: dict[str, Any] = {"env_id": self.game.env_id, "version": self.game.version,
                              "options": dict(self.game.options), "num_players": self.num_players}
         src = self.__dict__

@@ -438,7 +438,7 @@ class GetOnBoardGame(Game):
         self.check_players(num_players)
         return GetOnBoardState(self, int(num_players))
 
-    def state_from_dict(self, data: dict) -> "GetOnBoardState":
+    def _state_from_dict(self, data: dict) -> "GetOnBoardState":
         st = GetOnBoardState(self, int(data["num_players"]))
         st._load(data)
         return st
@@ -637,7 +637,7 @@ class GetOnBoardState(State):
     _FIELDS = ("ph", "deal_i", "sheet_type", "personal", "common", "tickets", "choice", "inspector", "used", "order",
                "opos", "cur", "k", "prev", "extra", "route", "rroads", "elim", "sheets", "marks", "claimed", "log")
 
-    def to_dict(self) -> dict:
+    def _to_dict(self) -> dict:
         d: dict[str, Any] = {"env_id": self.game.env_id, "num_players": self.num_players}
         for f in self._FIELDS:
             v = getattr(self, f)
@@ -1267,7 +1267,7 @@ class GetOnBoardState(State):
         if self.ph == P_PLACE:
             assert self.cur >= 0 and not self.elim[self.cur] and self._effective() & 15, "a marker must be placeable"
         # the incremental observation buffers equal a rebuild from scratch
-        fresh = g.state_from_dict(self.to_dict())
+        fresh = g._state_from_dict(self._to_dict())
         assert np.array_equal(fresh.obuf, self.obuf), "incremental observation differs from a rebuild"
         sc = self.scores()
         for p in range(n):

@@ -104,7 +104,7 @@ class HiddenCastleGame(Game):
         self.check_players(num_players)
         return HiddenCastleState(self, int(num_players))
 
-    def state_from_dict(self, data: dict) -> "HiddenCastleState":
+    def _state_from_dict(self, data: dict) -> "HiddenCastleState":
         return HiddenCastleState.from_dict(self, data)
 
     def renderer(self) -> Callable[[State], np.ndarray]:
@@ -200,7 +200,7 @@ class HiddenCastleState(State):
         s.enc_cnt = self.enc_cnt.copy()
         return s
 
-    def to_dict(self) -> dict:
+    def _to_dict(self) -> dict:
         out: dict[str, Any] = {"num_players": self.num_players}
         for k in self._INTS:
             out[k] = self.__dict__[k]

@@ -129,7 +129,7 @@ class HydropolisGame(Game):
         self.check_players(num_players)
         return HydropolisState(self, int(num_players))
 
-    def state_from_dict(self, data: dict) -> "HydropolisState":
+    def _state_from_dict(self, data: dict) -> "HydropolisState":
         s = HydropolisState(self, int(data["num_players"]))
         s.phase_id = PHASE_NAMES.index(data["phase"])
         s.deal_left = int(data["deal_left"])
@@ -653,7 +653,7 @@ class HydropolisState(State):
         s.hand_bits = list(self.hand_bits)
         return s
 
-    def to_dict(self) -> dict:
+    def _to_dict(self) -> dict:
         return {
             "num_players": self.num_players, "phase": PHASE_NAMES[self.phase_id],
             "deal_left": self.deal_left, "to_move": self.to_move, "selected": self.selected,

@@ -110,7 +110,7 @@ class VollVerplantGame(Game):
             t = self._templates[n] = VollVerplantState(self, n)
         return t.clone()
 
-    def state_from_dict(self, data: dict) -> "VollVerplantState":
+    def _state_from_dict(self, data: dict) -> "VollVerplantState":
         st = VollVerplantState(self, int(data["num_players"]))
         st._load(data)
         return st
@@ -649,7 +649,7 @@ class VollVerplantState(State):
         return f"{m.line_names[li]} x{k}{done}"
 
     # ------------------------------------------------------ serialisation
-    def to_dict(self) -> dict:
+    def _to_dict(self) -> dict:
         return {
             "num_players": self.num_players, "turn": self.turn, "card": self.card,
             "deck": list(self.deck), "discard": list(self.discard), "cur": self.cur,

@@ -14,7 +14,7 @@ from toy import ToyGame  # noqa: E402
 
 from boardzoo.envs.core.adapter import BoardZooAEC, BoardZooParallel
 from boardzoo.envs.core.data import load_json, validate
-from boardzoo.envs.core.game import ConfigError, IllegalActionError
+from boardzoo.envs.core.game import ConfigError, IllegalActionError, StateError
 from boardzoo.envs.core.bots import RandomBot
 
 
@@ -193,5 +193,5 @@ def test_replay_rejects_other_version(monkeypatch):
     from boardzoo.envs.core.records import replay
     monkeypatch.setitem(registry._ENTRIES, "toy_v0", "toy:ToyGame")
     rec = {"env_id": "toy_v0", "version": 3, "options": {}, "num_players": 2, "actions": []}
-    with pytest.raises(ConfigError, match="version 3"):
+    with pytest.raises(StateError, match="version 3"):
         list(replay(rec))

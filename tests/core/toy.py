@@ -38,8 +38,15 @@ class ToyGame(Game):
         self.check_players(num_players)
         return ToyState(self, num_players)
 
-    def state_from_dict(self, d):
-        s = ToyState(self, d["n"])
+    def state_schema(self, n):
+        from boardzoo.envs.core.schema import Dict, Int, List
+        rounds = self.options["rounds"]
+        return Dict({"round": Int(0, rounds), "cards": List(Int(0, DECK - 1), max_len=n, unique=True),
+                     "bids": List(Int(0, BIDS - 1), max_len=n),
+                     "points": List(Int(0, (DECK + 1) * rounds), length=n)})
+
+    def _state_from_dict(self, d):
+        s = ToyState(self, d["num_players"])
         s.round, s.cards, s.bids, s.points = d["round"], list(d["cards"]), list(d["bids"]), list(d["points"])
         return s
 
@@ -117,9 +124,13 @@ class ToyState(State):
     def scores(self):
         return list(self.points)
 
-    def to_dict(self):
-        return {"n": self.num_players, "round": self.round, "cards": self.cards, "bids": self.bids,
-                "points": self.points}
+    def _to_dict(self):
+        return {"round": self.round, "cards": list(self.cards), "bids": list(self.bids), "points": list(self.points)}
+
+    def check_invariants(self):
+        assert len(self.bids) <= len(self.cards), "a bid before every card is dealt"
+        assert len(self.bids) == 0 or len(self.cards) == self.num_players, "bids before the deal ended"
+        assert self.round < self.game.options["rounds"] or not self.cards, "cards dealt after the end"
 
     def phase(self):
         return "bid"
