@@ -6,7 +6,7 @@ A bot spec is one of:
 ``heuristic``               the game's rule-based bot (``Game.heuristic_bot``)
 ``mcts`` / ``mcts:N``       information-set MCTS with N simulations per decision (default 50)
 ``neural``                  the shipped exported bot, ``checkpoints/<env_id>/``
-``neural:PATH``             an exported bot (its folder, or its ``policy.pt``)
+``neural:PATH``             an exported bot (its folder, or a file in it)
 
 Every bot follows the one Bot protocol of ``boardzoo.envs.core.bots``; play them through
 ``core.bots.choose`` so state-reading bots see only a ``resample_hidden`` view.
@@ -61,19 +61,14 @@ def make_bot(spec: str, game: Any, seat: int, seed: int | None = None) -> Any:
 def default_options(env_id: str, specs: Any) -> dict:
     """Game options for a line-up when the user gave none: those a neural bot was trained with (its
     card's ``options``; a bot may need an observation option such as downforce's
-    ``action_features``), else the game's defaults (``{}``)."""
-    import json
-
-    from .export import CheckpointError, _resolve
+    ``action_features``), else the game's defaults (``{}``). The card is schema-checked
+    (:class:`~boardzoo.training.botformat.CheckpointError` if it is malformed); no weights are read."""
+    from .botformat import read_card, resolve
 
     for spec in specs:
         if isinstance(spec, str) and spec.partition(":")[0] == "neural":
             arg = spec.partition(":")[2]
-            card = _resolve(arg or env_id).parent / "card.json"
-            try:
-                opts = json.loads(card.read_text()).get("options") if card.is_file() else None
-            except (json.JSONDecodeError, UnicodeDecodeError) as e:
-                raise CheckpointError(f"{card} is damaged (not JSON: {e})") from None
+            opts = read_card(resolve(arg or env_id))["options"]
             if opts:
                 return dict(opts)
     return {}

@@ -40,15 +40,19 @@ def cmd_train(a: argparse.Namespace) -> None:
 
 
 def cmd_export(a: argparse.Namespace) -> None:
-    from .export import export_run, measure_strength
+    from .export import export_run, measure_strength, refresh_layout
 
+    if a.refresh_layout:
+        card = refresh_layout(a.run_dir)
+        print(f"observation layout of {a.run_dir}/card.json refreshed: {len(card['observation_layout'])} blocks")
+        return
     if a.measure_only:
         measure_strength(a.run_dir, a.eval_games, workers=a.workers, seed=a.seed, progress=not a.no_progress)
         print(f"strength recorded in {a.run_dir}/card.json")
         return
     out = export_run(a.run_dir, out=a.out, which=a.which, eval_games=a.eval_games, workers=a.workers,
                      onnx=not a.no_onnx, seed=a.seed, progress=not a.no_progress)
-    print(f"exported to {out} (policy.pt, card.json)")
+    print(f"exported to {out} (weights.safetensors, policy.onnx, card.json)")
 
 
 def cmd_eval(a: argparse.Namespace) -> None:
@@ -85,12 +89,15 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--no-progress", action="store_true")
     t.set_defaults(fn=cmd_train)
 
-    e = sub.add_parser("export", help="export a run as a stand-alone TorchScript bot + card")
+    e = sub.add_parser("export", help="export a run as a data-only bot folder (safetensors + ONNX + card)")
     e.add_argument("run_dir")
     e.add_argument("--out", default=None, help="output folder (default RUN_DIR/export)")
     e.add_argument("--which", choices=["best", "last"], default="best")
     e.add_argument("--eval-games", type=int, default=0, help="measure vs random and heuristic over N games each")
     e.add_argument("--measure-only", action="store_true", help="RUN_DIR is an exported folder: only measure")
+    e.add_argument("--refresh-layout", action="store_true",
+                   help="RUN_DIR is an exported folder: rewrite its card's observation layout from the installed "
+                        "game (only block names changed; same version and sizes)")
     e.add_argument("--workers", type=int, default=2)
     e.add_argument("--seed", type=int, default=12345)
     e.add_argument("--no-onnx", action="store_true")

@@ -1,213 +1,199 @@
-"""Stand-alone bots: export a training run, load it back with torch alone.
+"""Stand-alone bots: export a training run as a data-only bot folder, load it back safely.
 
-``boardzoo export RUN_DIR [--out DIR] [--eval-games N]`` writes into ``DIR``:
+``boardzoo export RUN_DIR [--out DIR] [--eval-games N]`` writes into ``DIR`` (see
+:mod:`.botformat` for the format and what loading guarantees):
 
-``policy.pt``    TorchScript module ``(observation, action_mask) -> action`` (greedy over the legal
-                 actions; batched or single), with the card embedded as ``boardzoo.json``
-``policy.onnx``  the same network as ONNX (inputs ``observation``, ``action_mask``), when the
-                 exporter is available
-``card.json``    env id and version, options, observation shape, action count, network, training
-                 steps and wall time, the command that reproduces it, measured strength, file hashes
+``weights.safetensors``  the policy's weights (no code can ride along), with a second record of the
+                         env id, version, options, architecture and the SHA-256 of the tensors and ONNX
+``policy.onnx``          the same greedy policy for onnxruntime and other runtimes (built by our code
+                         node by node, :func:`write_onnx`); inputs and dtypes are in the card
+``card.json``            env id and version, options, observation shape and layout, architecture,
+                         ONNX interface, file hashes, training facts, the reproducing command, strength
 
-Loading (:func:`load_policy`, :func:`load_bot`) uses ``torch.jit.load`` only (TorchScript's
-restricted loader: no arbitrary unpickling), checks the file hash against the card, and checks the
-env id, env version, observation size and action count against the installed game. A wrong env
-or version, a damaged or foreign file each raise :class:`CheckpointError` with a clear message.
+:func:`load_bot` / :func:`load_policy` read the card and the weights as data, check everything
+(:func:`.botformat.read_bot`), and rebuild the module with our own code (:mod:`.botnet`). They never
+call ``torch.jit.load``, ``torch.load`` or ``pickle`` on any file.
 """
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import time
-import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from boardzoo.envs import BoardZooError, game_class, make_game, names
+from boardzoo.envs import game_class, make_game, names
 
-FORMAT = "boardzoo-policy"
-FORMAT_VERSION = 1
-META_NAME = "boardzoo.json"
+from .botformat import (  # noqa: F401  (re-exported: the public names of bot files)
+    CARD, FORMAT, FORMAT_VERSION, OLD_FILE, ONNX, WEIGHTS, BotData, CheckpointError, architecture, canonical,
+    checkpoints_root, layout_of, params_to_tensors, read_bot, read_card, resolve, sha256, shipped_bot_dir,
+    write_weights,
+)
 
-
-class CheckpointError(BoardZooError):
-    """An exported bot that cannot be used here (missing, damaged, or for another env/version)."""
-
-
-def checkpoints_root() -> Path:
-    """``$BOARDZOO_CHECKPOINTS`` or the repository's ``checkpoints/`` folder."""
-    env = os.environ.get("BOARDZOO_CHECKPOINTS")
-    return Path(env) if env else Path(__file__).resolve().parent.parent / "checkpoints"
+ONNX_OPSET = 17
+ONNX_IR_VERSION = 8          # onnxruntime >= 1.11 reads it
 
 
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-# ---------------------------------------------------------------------- the module
+# ---------------------------------------------------------------------- the module and ONNX
 def build_module(params: list[np.ndarray], activation: str = "tanh"):
-    """TorchScript-able policy module from ``[W1, b1, ..., Wout, bout]`` (+ the action-feature skip
-    ``[gain, [offset]]``, see :mod:`.policy`)."""
-    import torch
-    from torch import nn
+    """The torch module (:class:`.botnet.BotNet`) of a training parameter list (see :mod:`.policy`)."""
+    from . import botnet
 
-    from .policy import split_params
-
-    class ExportedPolicy(nn.Module):
-        """``forward(observation, action_mask) -> action``: argmax of the logits over legal actions."""
-
-        def __init__(self, net: nn.Sequential, offset: int, gain: torch.Tensor):
-            super().__init__()
-            self.net = net
-            self.offset = offset                 # -1: no action-feature skip
-            self.register_buffer("gain", gain)
-
-        @torch.jit.export
-        def logits(self, observation: torch.Tensor) -> torch.Tensor:
-            x = observation.to(torch.float32)
-            z = self.net(x)
-            if self.offset >= 0:
-                z = z + self.gain * x[..., self.offset:self.offset + self.gain.shape[0]]
-            return z
-
-        def forward(self, observation: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
-            z = self.logits(observation)
-            z = torch.where(action_mask > 0, z, torch.full_like(z, -1e9))
-            return torch.argmax(z, dim=-1)
-
-    pairs, skip = split_params(params)
-    layers: list[nn.Module] = []
-    for i, (w, b) in enumerate(pairs):
-        lin = nn.Linear(w.shape[1], w.shape[0])
-        with torch.no_grad():
-            lin.weight.copy_(torch.as_tensor(w))
-            lin.bias.copy_(torch.as_tensor(b))
-        layers.append(lin)
-        if i < len(pairs) - 1:
-            layers.append(nn.Tanh() if activation == "tanh" else nn.ReLU())
-    offset, gain = skip if skip is not None else (-1, np.zeros(0, dtype=np.float32))
-    return ExportedPolicy(nn.Sequential(*layers), offset, torch.as_tensor(gain, dtype=torch.float32)).eval()
+    tensors, offset, hidden = params_to_tensors(params)
+    w0 = tensors["layers.0.weight"]
+    arch = architecture(w0.shape[1], hidden, tensors[f"layers.{len(hidden)}.weight"].shape[0], activation, offset)
+    return botnet.build(arch, tensors)
 
 
+def onnx_interface(arch: dict) -> dict:
+    """The card's ``onnx`` entry: file, opset, inputs and outputs with names, dtypes and shapes."""
+    n, a = arch["input_size"], arch["num_actions"]
+    return {
+        "file": ONNX, "opset": ONNX_OPSET, "ir_version": ONNX_IR_VERSION,
+        "inputs": [{"name": "observation", "dtype": "float32", "shape": ["batch", n]},
+                   {"name": "action_mask", "dtype": "int8", "shape": ["batch", a]}],
+        "outputs": [{"name": "action", "dtype": "int64", "shape": ["batch"]}],
+        "batching": (f"batched only: observation (B, {n}) and action_mask (B, {a}) give action (B,); for one "
+                     f"observation pass obs[None] and mask[None] and read action[0]"),
+        "dtypes": ("exactly float32 observation and int8 action_mask (legal where > 0); onnxruntime refuses "
+                   "float64 or bool inputs (INVALID_ARGUMENT): cast with .astype(np.float32) / .astype(np.int8)"),
+    }
+
+
+def write_onnx(arch: dict, tensors: dict[str, np.ndarray], path: str | Path, doc: str = "") -> None:
+    """Write the greedy policy as ONNX, node by node (no tracing): ``(observation (B, N) float32,
+    action_mask (B, A) int8) -> action (B,) int64``, the argmax of the logits where the mask is > 0."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    n, a = arch["input_size"], arch["num_actions"]
+    inits, nodes = [], []
+
+    def const(name: str, value: Any, dtype: Any = None) -> str:
+        inits.append(numpy_helper.from_array(np.asarray(value, dtype=dtype), name))
+        return name
+
+    const("zero_f", 0.0, np.float32)
+    const("neg", -1e9, np.float32)
+    h = "observation"
+    n_layers = len(arch["hidden"]) + 1
+    for i in range(n_layers):
+        w = const(f"layers.{i}.weight", tensors[f"layers.{i}.weight"], np.float32)
+        b = const(f"layers.{i}.bias", tensors[f"layers.{i}.bias"], np.float32)
+        nodes.append(helper.make_node("Gemm", [h, w, b], [f"linear{i}"], transB=1))
+        h = f"linear{i}"
+        if i < n_layers - 1:
+            nodes.append(helper.make_node("Tanh" if arch["activation"] == "tanh" else "Relu", [h], [f"act{i}"]))
+            h = f"act{i}"
+    if arch.get("action_skip") is not None:
+        off = arch["action_skip"]["offset"]
+        const("skip_gain", tensors["skip_gain"], np.float32)
+        const("skip_start", [off], np.int64)
+        const("skip_end", [off + a], np.int64)
+        const("skip_axis", [1], np.int64)
+        nodes += [helper.make_node("Slice", ["observation", "skip_start", "skip_end", "skip_axis"], ["action_features"]),
+                  helper.make_node("Mul", ["action_features", "skip_gain"], ["skip"]),
+                  helper.make_node("Add", [h, "skip"], ["logits"])]
+    else:
+        nodes.append(helper.make_node("Identity", [h], ["logits"]))
+    nodes += [helper.make_node("Cast", ["action_mask"], ["mask_f"], to=TensorProto.FLOAT),
+              helper.make_node("Greater", ["mask_f", "zero_f"], ["legal"]),
+              helper.make_node("Where", ["legal", "logits", "neg"], ["masked"]),
+              helper.make_node("ArgMax", ["masked"], ["action"], axis=1, keepdims=0)]
+    graph = helper.make_graph(
+        nodes, "boardzoo_policy",
+        [helper.make_tensor_value_info("observation", TensorProto.FLOAT, ["batch", n]),
+         helper.make_tensor_value_info("action_mask", TensorProto.INT8, ["batch", a])],
+        [helper.make_tensor_value_info("action", TensorProto.INT64, ["batch"])], initializer=inits)
+    model = helper.make_model(graph, producer_name="boardzoo", doc_string=doc,
+                              opset_imports=[helper.make_opsetid("", ONNX_OPSET)])
+    model.ir_version = ONNX_IR_VERSION
+    onnx.checker.check_model(model)
+    Path(path).write_bytes(model.SerializeToString())
+
+
+# ---------------------------------------------------------------------- writing a bot folder
 def write_policy(params: list[np.ndarray], activation: str, card: dict, out: str | Path,
                  onnx: bool = True) -> dict:
-    """Write policy.pt (+ policy.onnx) and card.json into ``out``; returns the card."""
-    import torch
+    """Write ``weights.safetensors`` (+ ``policy.onnx``) and ``card.json`` into ``out``; returns the card.
 
+    ``card`` needs ``env_id``, ``version``, ``options``, ``observation_shape``, ``num_actions``;
+    the observation layout (from the installed game, unless given), the architecture, the ONNX
+    interface, the format and the file hashes are filled in here.
+    """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    module = build_module(params, activation)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        scripted = torch.jit.script(module)
-    card = dict(card)
-    card.update({"format": FORMAT, "format_version": FORMAT_VERSION})
-    card.pop("files", None)
-    pt = out / "policy.pt"
-    scripted.save(str(pt), _extra_files={META_NAME: json.dumps(card, sort_keys=True)})
-    files = {"policy.pt": sha256(pt)}
+    tensors, offset, hidden = params_to_tensors(params)
+    arch = architecture(card["observation_shape"][0], hidden, card["num_actions"], activation, offset)
+    if tensors["layers.0.weight"].shape[1] != arch["input_size"] or tensors[f"layers.{len(hidden)}.bias"].shape[0] != arch["num_actions"]:
+        raise ValueError(f"the weights ({tensors['layers.0.weight'].shape[1]} inputs, "
+                         f"{tensors[f'layers.{len(hidden)}.bias'].shape[0]} actions) do not fit the card's "
+                         f"observation_shape {card['observation_shape']} and num_actions {card['num_actions']}")
+    card = {k: v for k, v in card.items() if k not in ("files", "net", "onnx_error")}
+    card.update({"format": FORMAT, "format_version": FORMAT_VERSION, "architecture": arch})
+    if "observation_layout" not in card:
+        game = make_game(card["env_id"], **card["options"])
+        card["observation_layout"] = (layout_of(game) if game.observation_size == arch["input_size"]
+                                      else [{"name": "observation", "offset": 0, "length": arch["input_size"]}])
+    for stale in (OLD_FILE, ONNX):  # a format-1 TorchScript file, or an ONNX file not written now
+        if (out / stale).is_file():
+            (out / stale).unlink()
+    files = {}
     if onnx:
-        try:
-            ox = out / "policy.onnx"
-            obs = torch.zeros(1, card["observation_shape"][0])
-            mask = torch.ones(1, card["num_actions"], dtype=torch.int8)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                torch.onnx.export(module, (obs, mask), str(ox), dynamo=False,
-                                  input_names=["observation", "action_mask"], output_names=["action"],
-                                  dynamic_axes={"observation": {0: "batch"}, "action_mask": {0: "batch"},
-                                                "action": {0: "batch"}})
-            files["policy.onnx"] = sha256(ox)
-        except Exception as e:  # ONNX is a convenience; TorchScript is the reference
-            card["onnx_error"] = f"{type(e).__name__}: {e}"[:300]
-    card["files"] = files
-    (out / "card.json").write_text(json.dumps(card, indent=1, sort_keys=True))
+        card["onnx"] = onnx_interface(arch)
+        write_onnx(arch, tensors, out / ONNX, doc=f"BoardZoo bot for {card['env_id']} v{card['version']}")
+        files[ONNX] = sha256(out / ONNX)
+    else:
+        card.pop("onnx", None)
+    write_weights(out / WEIGHTS, tensors, {
+        "format": FORMAT, "format_version": str(FORMAT_VERSION), "env_id": card["env_id"],
+        "version": card["version"], "options": card["options"], "architecture": arch,
+        "onnx_sha256": files.get(ONNX, "")})
+    files[WEIGHTS] = sha256(out / WEIGHTS)
+    card["files"] = dict(sorted(files.items()))
+    (out / CARD).write_text(json.dumps(card, indent=1, sort_keys=True) + "\n")
+    return card
+
+
+write_bot = write_policy
+
+
+def refresh_layout(folder: str | Path) -> dict:
+    """Rewrite the card's ``observation_layout`` from the installed game, when only the block names
+    changed (same env version, options, observation size and action count). Returns the card."""
+    folder = resolve(folder)
+    card = read_card(folder)
+    game = make_game(card["env_id"], **card["options"])
+    if (type(game).version != card["version"] or [game.observation_size] != card["observation_shape"]
+            or game.num_actions != card["num_actions"]):
+        raise CheckpointError(f"{folder / CARD}: the installed {card['env_id']} (version {type(game).version}, "
+                              f"observation {game.observation_size}, {game.num_actions} actions) is not the one this "
+                              f"bot was trained on; retrain it instead of refreshing the layout")
+    card["observation_layout"] = layout_of(game)
+    (folder / CARD).write_text(json.dumps(card, indent=1, sort_keys=True) + "\n")
     return card
 
 
 # ---------------------------------------------------------------------- loading
-def _resolve(path_or_env: str | Path) -> Path:
-    p = Path(path_or_env)
-    if not p.exists() and str(path_or_env) in names():
-        p = checkpoints_root() / str(path_or_env)
-        if not (p / "policy.pt").is_file():
-            raise CheckpointError(f"no shipped bot for {path_or_env} (looked for {p / 'policy.pt'}); "
-                                  f"train one: boardzoo train configs/{path_or_env}.yaml, then boardzoo export")
-    if p.is_dir():
-        p = p / "policy.pt"
-    if not p.is_file():
-        raise CheckpointError(f"no exported bot at {str(path_or_env)!r} (expected a folder with policy.pt, "
-                              f"a policy.pt file, or a registered env id)")
-    return p
+def load_policy(path_or_env: str | Path, env_id: str | None = None, options: dict | None = None,
+                sha256: str | None = None, any_options: bool = False):
+    """Load a bot folder: check it (:func:`.botformat.read_bot`), rebuild its torch module.
 
-
-def load_policy(path_or_env: str | Path, env_id: str | None = None, options: dict | None = None):
-    """Load an exported TorchScript policy and its card, checking it fits ``env_id``.
-
+    Args:
+        path_or_env: a bot folder, one of its files, or an env id (the shipped bot).
+        env_id: the env it must be for.
+        options: the options of the env it will play; a difference from those it was trained under
+            is a :class:`CheckpointError` naming the option(s) to set (``any_options=True`` allows
+            other rule options as long as the observation still fits).
+        sha256: pin the SHA-256 of ``weights.safetensors`` (trust a bot from elsewhere).
     Returns:
-        ``(module, card)``.
-    Raises:
-        CheckpointError: missing, damaged, foreign file, or for another env id / version / shape.
+        ``(module, card)``: a :class:`.botnet.BotNet` and the checked card.
     """
-    import torch
+    from . import botnet
 
-    pt = _resolve(path_or_env)
-    card_path = pt.parent / "card.json"
-    card_file = None
-    if card_path.is_file():
-        try:
-            card_file = json.loads(card_path.read_text())
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise CheckpointError(f"{card_path} is damaged (not JSON: {e})") from None
-        want = (card_file.get("files") or {}).get("policy.pt")
-        if want and want != sha256(pt):
-            raise CheckpointError(f"{pt} is damaged or was replaced: its SHA-256 does not match {card_path}")
-    extra = {META_NAME: ""}
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            module = torch.jit.load(str(pt), map_location="cpu", _extra_files=extra)
-    except Exception as e:
-        raise CheckpointError(f"{pt} is damaged or not a TorchScript policy file "
-                              f"({type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''})") from None
-    try:
-        raw = extra[META_NAME]
-        meta = json.loads(raw.decode() if isinstance(raw, bytes) else raw)
-        assert meta.get("format") == FORMAT
-    except Exception:
-        raise CheckpointError(f"{pt} is a TorchScript file but not a BoardZoo policy (no {META_NAME} card)") from None
-    card = card_file or meta
-    for key in ("env_id", "version", "observation_shape", "num_actions"):
-        if card_file is not None and card_file.get(key) != meta.get(key):
-            raise CheckpointError(f"{card_path} and {pt} disagree on {key}: {card_file.get(key)!r} vs {meta.get(key)!r}")
-    bot_env = meta["env_id"]
-    if env_id is not None and bot_env != env_id:
-        raise CheckpointError(f"{pt} is a bot for {bot_env}, not for {env_id}")
-    if bot_env not in names():
-        raise CheckpointError(f"{pt} is a bot for {bot_env}, which is not a registered env here")
-    installed = game_class(bot_env).version
-    if meta["version"] != installed:
-        raise CheckpointError(f"{pt} was trained on {bot_env} version {meta['version']}, the installed "
-                              f"version is {installed}; retrain or install the matching version")
-    game = make_game(bot_env, **(options if options is not None else meta.get("options", {})))
-    if [game.observation_size] != list(meta["observation_shape"]) or game.num_actions != meta["num_actions"]:
-        raise CheckpointError(f"{pt} expects observations of shape {meta['observation_shape']} and "
-                              f"{meta['num_actions']} actions; {bot_env} with options {game.options} has "
-                              f"({game.observation_size},) and {game.num_actions}")
-    try:
-        with torch.inference_mode():
-            a = module(torch.zeros(game.observation_size), torch.ones(game.num_actions, dtype=torch.int8))
-        assert 0 <= int(a) < game.num_actions
-    except Exception as e:
-        raise CheckpointError(f"{pt} does not run on ({game.observation_size},) observations: {e}") from None
-    return module, card
+    bot = read_bot(path_or_env, env_id=env_id, options=options, sha256_pin=sha256, any_options=any_options)
+    return botnet.build(bot.arch, bot.tensors), bot.card
 
 
 class NeuralBot:
@@ -231,20 +217,20 @@ class NeuralBot:
         mask = np.asarray(observation["action_mask"])
         with torch.inference_mode():
             a = int(self.module(torch.from_numpy(np.asarray(observation["observation"], dtype=np.float32)),
-                                torch.from_numpy(mask.astype(np.int8))))
+                                torch.from_numpy((mask > 0).astype(np.int8))))
         if not mask[a]:  # only if every logit is masked out (no legal action): fail loudly
             raise ValueError("NeuralBot: the action mask has no legal action")
         return a
 
 
-def load_bot(path_or_env: str | Path, env_id: str | None = None, options: dict | None = None) -> NeuralBot:
-    """The exported bot at ``path_or_env`` (a folder, a policy.pt, or an env id for the shipped one).
+def load_bot(path_or_env: str | Path, env_id: str | None = None, options: dict | None = None,
+             sha256: str | None = None, any_options: bool = False) -> NeuralBot:
+    """The exported bot at ``path_or_env`` (a folder, one of its files, or an env id for the shipped
+    one, found in the installed package from any working directory). See :func:`load_policy`.
 
-    ``load_bot("downforce_v0")`` loads ``checkpoints/downforce_v0/``.
+    ``load_bot("downforce_v0")`` loads the shipped ``checkpoints/downforce_v0/``.
     """
-    if env_id is None and str(path_or_env) in names() and not Path(path_or_env).exists():
-        env_id = str(path_or_env)
-    module, card = load_policy(path_or_env, env_id=env_id, options=options)
+    module, card = load_policy(path_or_env, env_id=env_id, options=options, sha256=sha256, any_options=any_options)
     return NeuralBot(module, card)
 
 
@@ -277,8 +263,9 @@ def export_run(run_dir: str | Path, out: str | Path | None = None, which: str = 
     card = {
         "env_id": cfg.env_id, "version": type(game).version, "options": dict(game.options),
         "observation_shape": [game.observation_size], "num_actions": game.num_actions,
-        "net": {"hidden": cfg.net.hidden, "activation": cfg.net.activation, "action_skip": cfg.net.action_skip},
-        "training": {"steps": state.get("steps"), "wall_s": round(state.get("wall_s", 0.0), 1),
+        "training": {"net": {"hidden": cfg.net.hidden, "activation": cfg.net.activation,
+                             "action_skip": cfg.net.action_skip},
+                     "steps": state.get("steps"), "wall_s": round(state.get("wall_s", 0.0), 1),
                      "checkpoint": pfile.name, "checkpoint_steps": state.get("best_steps" if pfile.name.startswith("best") else "steps"),
                      "players": cfg.players(), "seed": cfg.seed, "config": src_cfg},
         "reproduce": (f"boardzoo train {src_cfg} && boardzoo export {run} --out {out} --which {which}"
@@ -298,9 +285,9 @@ def measure_strength(bot_dir: str | Path, games: int, opponents: tuple[str, ...]
     rotated; the opponent in all others) and record the figures in its card."""
     from .tournament import run_tournament, save_results
 
-    bot_dir = Path(bot_dir)
-    card_path = bot_dir / "card.json"
-    card = json.loads(card_path.read_text())
+    bot_dir = resolve(bot_dir)
+    card_path = bot_dir / CARD
+    card = read_card(bot_dir)
     env_id = card["env_id"]
     n = game_class(env_id).default_players
     strength = {"source": "measured at export", "num_players": n, "even_share": 1.0 / n, "results": {}}
@@ -317,7 +304,5 @@ def measure_strength(bot_dir: str | Path, games: int, opponents: tuple[str, ...]
         log(res.format())
     strength["meets_bar"] = all(r["above_even_share"] for r in strength["results"].values())
     card["strength"] = strength
-    files = card.get("files", {})
-    card_path.write_text(json.dumps(card, indent=1, sort_keys=True))
-    card["files"] = files
+    card_path.write_text(json.dumps(card, indent=1, sort_keys=True) + "\n")
     return strength

@@ -77,6 +77,11 @@ class NumpyPolicy:
             h = h + gain * x[..., off:off + len(gain)]
         return h
 
+    def actions(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Greedy actions of a batch (or of one observation: a 0-d array), like the exported bot."""
+        z = np.where(np.asarray(mask) > 0, self.logits(obs), NEG)
+        return np.argmax(z, axis=-1)
+
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None) -> int:
         """Argmax over the legal actions, or a sample from the masked softmax when ``rng`` is given."""
         z = self.logits(obs)

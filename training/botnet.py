@@ -1,0 +1,56 @@
+"""The bot's torch module, rebuilt by our code from a card's ``architecture`` (never unpickled).
+
+``BotNet(arch)`` has exactly the tensors of :func:`.botformat.tensor_shapes` as its state dict;
+``forward(observation, action_mask) -> action`` is the argmax of the logits over the legal actions
+(``action_mask > 0``). Leading dimensions are free: ``(N,) -> ()`` for one observation,
+``(B, N) -> (B,)`` for a batch. Observations of any real dtype are cast to float32 (float64 gives
+the same actions as its float32 cast); the mask may be int8, bool or any numeric dtype.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+NEG = -1e9
+
+
+class BotNet(nn.Module):
+    """MLP policy of :func:`.botformat.architecture`: logits = MLP(obs) [+ skip_gain * obs[offset:offset+A]]."""
+
+    def __init__(self, arch: dict):
+        super().__init__()
+        sizes = [arch["input_size"], *arch["hidden"], arch["num_actions"]]
+        self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
+        self.activation = arch["activation"]
+        self.num_actions = arch["num_actions"]
+        skip = arch.get("action_skip")
+        self.skip_offset = -1 if skip is None else int(skip["offset"])
+        if skip is not None:
+            self.register_buffer("skip_gain", torch.zeros(arch["num_actions"]))
+
+    def logits(self, observation) -> torch.Tensor:
+        x = torch.as_tensor(observation).to(torch.float32)
+        h = x
+        last = len(self.layers) - 1
+        for i, lin in enumerate(self.layers):
+            h = lin(h)
+            if i < last:
+                h = torch.tanh(h) if self.activation == "tanh" else torch.relu(h)
+        if self.skip_offset >= 0:
+            h = h + self.skip_gain * x[..., self.skip_offset:self.skip_offset + self.num_actions]
+        return h
+
+    def forward(self, observation, action_mask) -> torch.Tensor:
+        z = self.logits(observation)
+        legal = torch.as_tensor(np.asarray(action_mask) if not torch.is_tensor(action_mask) else action_mask) > 0
+        z = torch.where(legal, z, torch.full_like(z, NEG))
+        return torch.argmax(z, dim=-1)
+
+
+def build(arch: dict, tensors: dict[str, np.ndarray]) -> BotNet:
+    """A :class:`BotNet` holding ``tensors`` (checked against ``arch`` by :mod:`.botformat`)."""
+    module = BotNet(arch)
+    module.load_state_dict({k: torch.from_numpy(np.array(v, dtype=np.float32)) for k, v in tensors.items()},
+                           strict=True)
+    return module.eval()
