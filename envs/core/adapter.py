@@ -27,7 +27,12 @@ ILLEGAL_MODES = ("raise", "penalize")
 class _Core:
     """What the AEC and Parallel forms share: options, spaces, seeding, chance, rewards, render."""
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "is_parallelizable": True, "render_fps": 2}
+    # is_parallelizable: PettingZoo's aec_to_parallel needs every agent to act in every cycle, in
+    # order, and reads all observations before any step; no BoardZoo game has that shape (turns,
+    # chance and sub-steps), so it is False, and the conformance suite checks that the converter
+    # indeed fails whenever it is False and works whenever a game would claim it. Games with
+    # simultaneous decisions offer their own Parallel form instead (``parallel_env()``).
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False, "render_fps": 2}
 
     def _setup(self, game_cls: type[Game], num_players: int | None, render_mode: str | None,
                reward: str, illegal: str, options: dict[str, Any]) -> None:
@@ -129,6 +134,9 @@ class _Core:
 
     def render(self):
         if self.render_mode is None or self.state is None:
+            return None
+        if self.render_mode == "human":  # the text rendering, printed
+            print(str(self.state), flush=True)
             return None
         if self.render_mode == "ansi":
             return str(self.state)
@@ -265,25 +273,33 @@ class BoardZooAEC(_Core, AECEnv):
 
 class BoardZooParallel(_Core, ParallelEnv):
     """PettingZoo Parallel form: every seat deciding at a node (``State.deciders()``) acts in one
-    step; actions of seats that are not deciding are ignored. Simultaneous commits are applied in
-    seat order, exactly as the AEC form collects them."""
+    step; simultaneous commits are applied in seat order, exactly as the AEC form collects them.
+
+    Every live agent gets an observation at every step, as PettingZoo's ``parallel_api_test``
+    requires (it samples an action for each live agent); a seat that is not deciding gets an
+    all-zero mask and its action is ignored.
+    """
 
     def __init__(self, game_cls: type[Game], num_players: int | None = None, render_mode: str | None = None,
                  reward: str = "win", illegal: str = "raise", **options: Any):
         self._setup(game_cls, num_players, render_mode, reward, illegal, options)
         self.agents = []
 
-    def _all_obs(self) -> dict[str, dict]:
+    def _obs(self, seats) -> dict[str, dict]:
         st = self.state
         deciders = set(st.deciders())
         out = {}
-        for i, a in enumerate(self.possible_agents):
+        for i in seats:
             if i in deciders:
                 mask = self._decider_mask(i).copy()
             else:
                 mask = np.zeros(self.game.num_actions, dtype=np.int8)
-            out[a] = {"observation": np.array(st.observation(i), dtype=np.float32), "action_mask": mask}
+            out[self.possible_agents[i]] = {"observation": np.array(st.observation(i), dtype=np.float32),
+                                            "action_mask": mask}
         return out
+
+    def _all_obs(self) -> dict[str, dict]:
+        return self._obs(range(self.num_players))
 
     def _decider_mask(self, seat: int) -> np.ndarray:
         st = self.state

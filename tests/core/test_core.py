@@ -135,7 +135,7 @@ def test_options_validated():
     with pytest.raises(ConfigError, match="num_players"):
         BoardZooAEC(ToyGame, num_players=4)
     with pytest.raises(ConfigError, match="render_mode"):
-        BoardZooAEC(ToyGame, render_mode="human")
+        BoardZooAEC(ToyGame, render_mode="3d")
 
 
 def test_data_validation(tmp_path):
