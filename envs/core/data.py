@@ -12,6 +12,7 @@ a key ending in ``?`` is optional) or a one-element list (every item of that sha
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -73,3 +74,45 @@ def load_json(anchor: str | Path, filename: str, schema: Any = Any) -> Any:
     except json.JSONDecodeError as e:
         raise ConfigError(f"{path.name}: not valid JSON ({e})") from None
     return validate(data, schema, path.name)
+
+
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_]*$")
+
+
+def bundled(anchor: str | Path, kind: str) -> list[str]:
+    """Names of the bundled component files of ``kind`` (``<game>/data/<kind>/<name>.json``)."""
+    base = Path(anchor)
+    if base.is_file():
+        base = base.parent
+    folder = base / "data" / kind
+    return sorted(p.stem for p in folder.glob("*.json")) if folder.is_dir() else []
+
+
+def resolve_data(anchor: str | Path, kind: str, name_or_path: str, option: str | None = None) -> Path:
+    """The one resolver for "a bundled name or a path" options (a track, a map, a deck).
+
+    A bare name (lower-case letters, digits, ``_``) is a bundled file:
+    ``<folder of anchor>/data/<kind>/<name>.json``. Anything else is a path to the user's own JSON
+    file; a relative path is relative to the current working directory (as on a command line).
+
+    Raises:
+        ConfigError: naming the option, what was looked for and the bundled names.
+    """
+    what = option or kind
+    if not isinstance(name_or_path, str) or not name_or_path:
+        raise ConfigError(f"option {what}={name_or_path!r} must be a bundled name or a path to a .json file")
+    if _NAME.match(name_or_path):
+        base = Path(anchor)
+        if base.is_file():
+            base = base.parent
+        path = base / "data" / kind / f"{name_or_path}.json"
+        if not path.is_file():
+            raise ConfigError(f"option {what}={name_or_path!r}: no bundled {kind} of that name; bundled: "
+                              f"{bundled(anchor, kind)} (or give a path to a .json file)")
+        return path
+    path = Path(name_or_path).expanduser()
+    if not path.is_absolute():
+        path = Path.cwd() / path
+    if not path.is_file():
+        raise ConfigError(f"option {what}={name_or_path!r}: file not found ({path}); bundled: {bundled(anchor, kind)}")
+    return path

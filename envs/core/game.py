@@ -25,12 +25,16 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Sequence
 
 import numpy as np
 
 from .errors import BoardZooError, ConfigError, IllegalActionError, StateError
 from .schema import Spec, first_difference
+
+if TYPE_CHECKING:  # pragma: no cover - types only
+    from .encoder import Encoder
+    from .spec import GameSpec
 
 CHANCE = -1
 """``current_player()`` at a chance node."""
@@ -100,9 +104,14 @@ def as_action(action: Any) -> Any:
 class Game:
     """Immutable parameters and component data of one game under one option set.
 
-    Subclasses set the class attributes and implement ``new_initial_state`` and
-    ``state_from_dict``; ``__init__`` validates the options (unknown or contradictory -> ConfigError).
+    Subclasses set the class attributes and implement ``new_initial_state``, ``state_schema``
+    and ``_state_from_dict``; ``__init__`` validates the options (unknown or contradictory ->
+    ConfigError), calls ``setup()`` (the game's own precomputation for the option set), then
+    builds the encoder named by the game's GameSpec (``self.encoder``).
     """
+
+    _spec: ClassVar["GameSpec | None"] = None   # bound by the game's GameSpec (see core/spec.py)
+    encoder: "Encoder"
 
     env_id: ClassVar[str] = ""            # "downforce_v0"
     name: ClassVar[str] = ""              # "Downforce"
@@ -133,6 +142,17 @@ class Game:
             resolved[key] = opt.validate(key, options[key]) if key in options else opt.default
         self.options: dict[str, Any] = resolved
         self.check_options()
+        self.setup()
+        spec = type(self)._spec
+        if spec is not None:
+            self.encoder = spec.encoder(self)
+            self.observation_size = self.encoder.size
+            if self.encoder.action_feature_offset is not None:
+                self.action_feature_offset = self.encoder.action_feature_offset
+
+    def setup(self) -> None:
+        """Per-option-set precomputation (component data, geometry, tables) after the options are
+        validated and before the encoder is built (hook)."""
 
     def check_options(self) -> None:
         """Raise ConfigError for contradictory options (hook)."""
@@ -214,18 +234,24 @@ class Game:
 
     def renderer(self) -> Callable[["State"], np.ndarray] | None:
         """Return the rgb_array renderer ``state -> HxWx3 uint8`` (needs Pillow) or None."""
-        return None
+        spec = type(self)._spec
+        return spec.renderer if spec is not None else None
 
     def heuristic_bot(self, seat: int, seed: int | None = None, **style: Any):
         """Return this game's heuristic bot for ``seat`` (see boardzoo.envs.core.bots). A game may
         offer variants through ``style`` keywords (e.g. as imitation teachers); an unknown style is
         a ConfigError."""
-        raise NotImplementedError
+        spec = type(self)._spec
+        if spec is None:
+            raise NotImplementedError(f"{self.env_id} has no heuristic bot")
+        return spec.heuristic(self, seat, seed, **style)
 
     def observation_layout(self) -> list[tuple[str, int, int]]:
         """Named blocks of the observation vector: ``[(name, offset, length), ...]`` in order,
         contiguous and covering ``observation_size`` exactly. The encoder owns the layout; the bot
         card and each game's RULES.md show the same table. Default: one block."""
+        if type(self)._spec is not None:
+            return self.encoder.layout.table()
         return [("observation", 0, self.observation_size)]
 
     def describe(self) -> dict:
@@ -255,7 +281,8 @@ class State:
         raise NotImplementedError
 
     def observation(self, seat: int) -> np.ndarray:
-        raise NotImplementedError
+        """What ``seat`` sees, encoded by the game's encoder (float32, ``game.observation_size``)."""
+        return self.game.encoder.encode(self, seat)
 
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> "State":
         """Return a new state, identical to this one as far as ``seat`` can tell, with every
@@ -412,6 +439,9 @@ class State:
         return json.dumps(self.to_dict(), separators=(",", ":"))
 
     def __str__(self) -> str:  # ansi render
+        spec = type(self.game)._spec
+        if spec is not None and spec.text is not None:
+            return spec.text(self)
         return f"<{self.game.env_id} state>"
 
 

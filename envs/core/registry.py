@@ -1,8 +1,10 @@
-"""The registry: versioned env ids -> Game classes, loaded lazily.
+"""The registry: versioned env ids -> games, loaded lazily.
 
-``register("downforce_v0", "boardzoo.envs.downforce:DownforceGame")`` is the only step a new game
-needs here (Gymnasium's one-call registration); ``make``, ``names`` and the per-id modules
-(``boardzoo.envs.downforce_v0``) are derived from it.
+``register("castle_v0", "boardzoo.envs.castle:SPEC")`` points an env id at the game's
+:class:`~boardzoo.envs.core.spec.GameSpec` (rules, encoder, heuristic, renderers; an entry may
+also name a Game class that wires itself). ``make``, ``names`` and ``game_class`` are derived from
+it; a game also needs its per-id module (``envs/castle_v0.py``, two lines) for
+``from boardzoo.envs import castle_v0``. docs/ADDING_A_GAME.md has the whole checklist.
 """
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import importlib
 from typing import Any, Callable
 
 from .game import ConfigError, Game
+from .spec import GameSpec
 
 _ENTRIES: dict[str, str] = {}
 _LOADED: dict[str, type[Game]] = {}
@@ -33,7 +36,12 @@ def game_class(env_id: str) -> type[Game]:
         raise ConfigError(f"unknown env id {env_id!r}; registered: {names()}")
     if env_id not in _LOADED:
         mod, cls = _ENTRIES[env_id].split(":")
-        game = getattr(importlib.import_module(mod), cls)
+        obj = getattr(importlib.import_module(mod), cls)
+        if isinstance(obj, GameSpec):
+            obj.bind()
+            game = obj.rules
+        else:
+            game = obj
         if game.env_id != env_id:
             raise ConfigError(f"{_ENTRIES[env_id]} declares env_id {game.env_id!r}, registered as {env_id!r}")
         _LOADED[env_id] = game

@@ -1,0 +1,107 @@
+"""Observation encoders: a game's observation layout as named blocks, and the encoder base class.
+
+The encoder sits after the rules (``data -> rules -> encoder -> bot / render``): it reads a
+state and writes the flat float32 vector one seat sees. It owns the layout (the named blocks
+that the bot card and each game's RULES.md show) and any incremental cache it keeps; the rules
+never import it (the game's :class:`~boardzoo.envs.core.spec.GameSpec` puts the two together).
+
+    class CastleEncoder(Encoder):
+        def build(self, L: Layout) -> None:
+            self.me = L.block("me", 12)             # offsets come from the layout, never typed twice
+            self.others = L.block("others", 7 * 12)
+
+        def encode(self, state, seat):
+            o = np.zeros(self.size, np.float32)
+            o[self.me:self.me + 12] = ...
+            return o
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover - types only
+    from .game import Game, State
+
+
+class Layout:
+    """Named, contiguous blocks of an observation vector, in order.
+
+    ``block(name, length)`` appends a block and returns its offset; ``table()`` gives
+    ``[(name, offset, length), ...]``; ``size`` is the total length.
+    """
+
+    def __init__(self) -> None:
+        self._blocks: list[tuple[str, int, int]] = []
+        self.size = 0
+
+    def block(self, name: str, length: int) -> int:
+        if any(b[0] == name for b in self._blocks):
+            raise ValueError(f"observation block {name!r} declared twice")
+        if length <= 0:
+            raise ValueError(f"observation block {name!r} has length {length}")
+        start = self.size
+        self._blocks.append((name, start, int(length)))
+        self.size += int(length)
+        return start
+
+    def table(self) -> list[tuple[str, int, int]]:
+        return list(self._blocks)
+
+    def offset(self, name: str) -> int:
+        for n, off, _ in self._blocks:
+            if n == name:
+                return off
+        raise KeyError(name)
+
+    def markdown(self) -> str:
+        """The layout as a Markdown table (for RULES.md)."""
+        rows = ["| block | offset | length |", "|---|---|---|"]
+        rows += [f"| `{n}` | {o} | {k} |" for n, o, k in self._blocks]
+        return "\n".join(rows)
+
+
+class Encoder:
+    """Base class of a game's observation encoder (one instance per Game, i.e. per option set).
+
+    Subclasses implement ``build(layout)`` (declare the blocks, keep the offsets) and
+    ``encode(state, seat)``. ``action_features`` names the block holding one feature per action
+    (see ``Game.action_feature_offset``), when the encoder writes one.
+    """
+
+    action_features: str | None = None
+
+    def __init__(self, game: "Game") -> None:
+        self.game = game
+        layout = Layout()
+        self.build(layout)
+        self.layout = layout
+        self.size = layout.size
+        self.action_feature_offset: int | None = None
+        if self.action_features is not None:
+            self.action_feature_offset = layout.offset(self.action_features)
+
+    def build(self, layout: Layout) -> None:
+        raise NotImplementedError
+
+    def encode(self, state: "State", seat: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} size={self.size}>"
+
+
+def check_encoder(encoder: Any, num_actions: int) -> None:
+    """Raise ValueError when an encoder's layout is not contiguous or its feature block is off."""
+    at = 0
+    for name, off, length in encoder.layout.table():
+        if off != at:
+            raise ValueError(f"block {name!r} starts at {off}, expected {at}")
+        at += length
+    if at != encoder.size:
+        raise ValueError(f"layout covers {at} entries, the encoder writes {encoder.size}")
+    if encoder.action_feature_offset is not None:
+        blocks = {n: (o, k) for n, o, k in encoder.layout.table()}
+        if blocks[encoder.action_features][1] != num_actions:
+            raise ValueError(f"action-feature block {encoder.action_features!r} must have one entry per action")
