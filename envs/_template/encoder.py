@@ -6,13 +6,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.encoder import Encoder, Layout
-from .rules import MAX_HAND, Phase, TemplateState
+from .rules import MAX_HAND, Phase, TemplateGame, TemplateState
 
 MAX_PLAYERS = 4
 VALUE_SCALE = 0.1
 
 
 class TemplateEncoder(Encoder):
+    game: TemplateGame
+
     def build(self, L: Layout) -> None:
         self.cards = len(self.game.values)
         self.phase = L.block("phase", len(Phase))

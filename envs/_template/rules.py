@@ -101,6 +101,8 @@ class TemplateGame(Game):
 class TemplateState(State):
     """One position of the template game."""
 
+    game: TemplateGame
+
     def __init__(self, game: TemplateGame, num_players: int):
         self.game = game
         self.num_players = num_players
@@ -195,6 +197,7 @@ class TemplateState(State):
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> "TemplateState":
         """Re-deal the other seats' hands from the cards ``seat`` has not seen."""
         s = self.clone()
+        assert isinstance(s, TemplateState)
         unseen = list(s.deck) + [c for p in range(s.num_players) if p != seat for c in s.hands[p]]
         rng.shuffle(unseen)
         for p in range(s.num_players):

@@ -32,7 +32,8 @@ class _Core:
     # chance and sub-steps), so it is False, and the conformance suite checks that the converter
     # indeed fails whenever it is False and works whenever a game would claim it. Games with
     # simultaneous decisions offer their own Parallel form instead (``parallel_env()``).
-    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False, "render_fps": 2}
+    metadata: dict[str, Any] = {"render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False,
+                                "render_fps": 2}
 
     def _setup(self, game_cls: type[Game], num_players: int | None, render_mode: str | None,
                reward: str, illegal: str, options: dict[str, Any]) -> None:
@@ -59,7 +60,7 @@ class _Core:
         self._act_space = spaces.Discrete(self.game.num_actions)
         self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
         self.action_spaces = {a: self._act_space for a in self.possible_agents}
-        self.state: State | None = None
+        self.state: State = None  # type: ignore[assignment]  # None until reset()
         self.record: list[Any] = []
         self._rng = np.random.default_rng()
         self._seed: int | None = None
@@ -188,7 +189,7 @@ class BoardZooAEC(_Core, AECEnv):
                  reward: str = "win", illegal: str = "raise", **options: Any):
         AECEnv.__init__(self)
         self._setup(game_cls, num_players, render_mode, reward, illegal, options)
-        self.agents = []
+        self.agents: list[str] = []
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self._new_game(seed, options)
@@ -283,7 +284,7 @@ class BoardZooParallel(_Core, ParallelEnv):
     def __init__(self, game_cls: type[Game], num_players: int | None = None, render_mode: str | None = None,
                  reward: str = "win", illegal: str = "raise", **options: Any):
         self._setup(game_cls, num_players, render_mode, reward, illegal, options)
-        self.agents = []
+        self.agents: list[str] = []
 
     def _obs(self, seats) -> dict[str, dict]:
         st = self.state

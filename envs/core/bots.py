@@ -51,7 +51,7 @@ class HeuristicBot:
 
     needs_state = True
 
-    def __init__(self, policy: Callable[[State, int, np.random.Generator], int], seed: int | None = None,
+    def __init__(self, policy: Callable[[Any, int, np.random.Generator], int], seed: int | None = None,
                  name: str = "heuristic"):
         self.policy = policy
         self.rng = np.random.default_rng(seed)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover - types only
-    from .game import Game, State
+    from .game import Game
 
 
 class Layout:
@@ -85,7 +85,8 @@ class Encoder:
     def build(self, layout: Layout) -> None:
         raise NotImplementedError
 
-    def encode(self, state: "State", seat: int) -> np.ndarray:
+    def encode(self, state: Any, seat: int) -> np.ndarray:
+        """What ``seat`` sees of ``state`` (a State of this encoder's game)."""
         raise NotImplementedError
 
     def __repr__(self) -> str:

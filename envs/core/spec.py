@@ -45,8 +45,8 @@ class GameSpec:
     rules: type["Game"]
     encoder: type["Encoder"]
     heuristic: Callable[..., Any]
-    renderer: Callable[["State"], "np.ndarray"] | None = None
-    text: Callable[["State"], str] | None = None
+    renderer: Callable[[Any], "np.ndarray"] | None = None   # (state of this game) -> image
+    text: Callable[[Any], str] | None = None
 
     def __post_init__(self) -> None:
         self.bind()
