@@ -354,8 +354,8 @@ class State:
 
     def is_legal(self, action: Any) -> bool:
         p = self.current_player()
-        if p < 0:
-            return p == CHANCE and self.is_legal_chance(action)
+        if p < 0:  # chance outcomes arrive normalised too (numpy ints, 0-d arrays -> int)
+            return p == CHANCE and self.is_legal_chance(as_action(action))
         if action.__class__ is not int:  # bool is excluded on purpose
             action = as_action(action)
             if action.__class__ is not int:
@@ -368,7 +368,9 @@ class State:
         return bool(m[action])
 
     def is_legal_chance(self, outcome: Any) -> bool:
-        """Whether ``outcome`` is a possible chance outcome here (override for huge spaces)."""
+        """Whether ``outcome`` is a possible chance outcome here (override for huge spaces).
+        ``is_legal`` has already turned integer-like outcomes into plain ints (``as_action``);
+        anything else arrives unchanged and must be refused by an int-only game."""
         return any(outcome == o for o, _ in self.chance_outcomes())
 
     def apply_action(self, action: Any) -> None:
@@ -381,9 +383,7 @@ class State:
             legal = [] if self.is_terminal() else self.legal_actions()
             raise IllegalActionError(action, "terminal" if self.is_terminal() else self.phase(), legal,
                                      None if self.is_chance_node() or self.is_terminal() else self._safe_name)
-        if not self.is_chance_node():
-            action = as_action(action)
-        self._apply(action)
+        self._apply(as_action(action))
         self._mask = None
 
     def _safe_name(self, a: Any) -> str:
