@@ -44,6 +44,16 @@ O_SPEED = O_SLOT + MAX_GUESTS
 O_ACTOR = O_SPEED + 1
 OBS_SIZE = O_ACTOR + MAX_PLAYERS
 
+# Named blocks (Game.observation_layout, RULES.md "Observation layout"): (name, offset, length),
+# each block running up to the next block's offset.
+_STARTS = [("my_guests", O_ME), ("guest_counts", O_COUNTS), ("players_present", O_PRESENT),
+           ("spooky_points", O_SCORE), ("hugo", O_HUGO), ("clock", O_CLOCK), ("roll", O_ROLL),
+           ("phase", O_PHASE), ("round", O_ROUND), ("slot_being_placed", O_SLOT), ("hugo_speed", O_SPEED),
+           ("player_to_act", O_ACTOR)]
+LAYOUT: tuple[tuple[str, int, int], ...] = tuple(
+    (name, off, (_STARTS[i + 1][1] if i + 1 < len(_STARTS) else OBS_SIZE) - off)
+    for i, (name, off) in enumerate(_STARTS))
+
 
 def encode(state, seat: int) -> np.ndarray:
     """The flat float32 observation of ``state`` for ``seat`` (layout in the module docstring).

@@ -26,7 +26,8 @@ from typing import Any, Callable, ClassVar
 import numpy as np
 
 from ..core.bots import HeuristicBot
-from ..core.game import CHANCE, TERMINAL, Game, Option, State
+from ..core.game import CHANCE, TERMINAL, Game, Option, State, as_action
+from ..core.schema import Dict, Int, List, OneOf, Spec
 from . import board as B
 from .board import GALLERY, MAX_GUESTS, MAX_ROOMS, NUM_PLACES, ROOM0, STEP0, UNPLACED
 
@@ -35,6 +36,13 @@ PHASES = ("start", "setup", "roll", "move", "replace", "end")
 
 ENC_COUNTS = MAX_GUESTS * NUM_PLACES
 
+# Saved states: bound of each seat's scoring-event tallies (captures, +1 rooms, green rooms). The
+# rules set none (a guest may be captured, leave the cellar and be captured again any number of
+# times), but Hugo moves at most 48 times in a base game and a Hugo face comes up in a third of
+# the rolls, so a game that reaches 10,000 events of one kind needs about 10,000 turns: its
+# probability is below 1e-1000. Larger tallies are refused as damaged.
+MAX_EVENTS = 10_000
+
 NUM_TARGETS = MAX_ROOMS + 1
 PLACE0 = 0
 MOVE0 = GALLERY
@@ -42,6 +50,25 @@ DECLINE = MOVE0 + MAX_GUESTS * NUM_TARGETS
 NUM_ACTIONS = DECLINE + 1
 
 _COMPONENTS: dict | None = None
+
+
+def _int_set(values: list[int]) -> Spec:
+    """Schema of an int that must be one of ``values``: one ``Int`` range per run of consecutive values."""
+    vs = sorted(set(values))
+    runs: list[list[int]] = []
+    for v in vs:
+        if runs and v == runs[-1][1] + 1:
+            runs[-1][1] = v
+        else:
+            runs.append([v, v])
+    specs = [Int(lo, hi) for lo, hi in runs]
+    return specs[0] if len(specs) == 1 else OneOf(*specs)
+
+
+def _need(cond: bool, msg: str) -> None:
+    """check_invariants: raise AssertionError(msg) (not an ``assert``, so it holds under ``python -O``)."""
+    if not cond:
+        raise AssertionError(msg)
 
 
 def components() -> dict:
@@ -104,8 +131,62 @@ class HiddenCastleGame(Game):
         self.check_players(num_players)
         return HiddenCastleState(self, int(num_players))
 
+    def state_schema(self, num_players: int) -> Spec:
+        """Saved-state fields (``HiddenCastleState._to_dict``) with ranges as tight as the rules
+        allow for this player count and side; consistency between fields is ``check_invariants``."""
+        n = num_players
+        g = self.guests_per_player(n)
+        N = n * g
+        side = self.side
+        seats = Int(0, n - 1)
+        locs = [*range(0, ROOM0 + side.num_rooms), *range(STEP0, STEP0 + len(side.steps)), UNPLACED]
+        phases = [START, SETUP, ROLL, MOVE, END] + ([REPLACE] if self.variant else [])
+        big = 10 * MAX_EVENTS
+        top_step = max(abs(v) for v in side.steps)
+        if self.variant:
+            # HC-V11: per round and seat, |k| <= 10 per guest on a step, rooms +1 / -3 (one guest each)
+            lo_r = sum(min(0, v) for v in sorted(side.room_points[1:])[:g])
+            hi_r = g * max(top_step, max(side.room_points))
+            score = Int(self.rounds * lo_r, self.rounds * hi_r)
+            tally = List(Int(0, 0), length=n)          # the base game's scoring events only
+            tallies = {"cap_pts": tally, "cap_cnt": tally, "plus_pts": tally, "green_cnt": tally,
+                       "green_off": tally}
+            queue = List(Int(0, N - 1), max_len=N, unique=True)
+            round_scores = List(List(Int(lo_r, hi_r), length=n), max_len=self.rounds)
+            clock = Int(0, 0)
+        else:
+            # HC-R28: every trail is below 46 until the move that ends the game, which adds at
+            # most one capture on the top step per guest of a seat (HC-R24/R25)
+            score = Int(0, self.end_score - 1 + g * top_step)
+            tallies = {"cap_pts": List(Int(0, big), length=n), "cap_cnt": List(Int(0, MAX_EVENTS), length=n),
+                       "plus_pts": List(Int(0, MAX_EVENTS), length=n),
+                       "green_cnt": List(Int(0, MAX_EVENTS), length=n),
+                       "green_off": List(Int(0, 3 * MAX_EVENTS), length=n)}
+            queue = List(Int(0, 0), max_len=0)
+            round_scores = List(List(Int(0, 0), length=n), max_len=0)
+            clock = Int(0, len(self.clock_speed) - 1)
+        return Dict({
+            "hugo": Int(-side.hugo_path, GALLERY - 1),
+            "clock": clock,
+            "phase_id": _int_set(phases),
+            "turn": seats,
+            "start": seats,
+            "roll": _int_set(sorted(set(self.die))),
+            "placed": Int(0, N),
+            "round": Int(1, self.rounds),
+            "loc": List(_int_set(locs), length=N),
+            "spooky": List(score, length=n),
+            "queue": queue,
+            **tallies,
+            "round_scores": round_scores,
+        })
+
     def _state_from_dict(self, data: dict) -> "HiddenCastleState":
         return HiddenCastleState.from_dict(self, data)
+
+    def observation_layout(self) -> list[tuple[str, int, int]]:
+        """Named observation blocks, from the encoder's own offsets (the same for both sides)."""
+        return list(_LAYOUT)
 
     def renderer(self) -> Callable[[State], np.ndarray]:
         from .render import render_rgb
@@ -187,6 +268,7 @@ class HiddenCastleState(State):
     _LISTS = ("loc", "spooky", "queue", "cap_pts", "cap_cnt", "plus_pts", "green_cnt", "green_off",
               "room_occ", "step_cnt")
     _INTS = ("hugo", "clock", "phase_id", "turn", "start", "roll", "placed", "round")
+    _SAVED_LISTS = ("loc", "spooky", "queue", "cap_pts", "cap_cnt", "plus_pts", "green_cnt", "green_off")
 
     def clone(self) -> "HiddenCastleState":
         s = HiddenCastleState(self.game, self.num_players, _blank=True)
@@ -201,24 +283,25 @@ class HiddenCastleState(State):
         return s
 
     def _to_dict(self) -> dict:
-        out: dict[str, Any] = {"num_players": self.num_players}
-        for k in self._INTS:
-            out[k] = self.__dict__[k]
-        for k in self._LISTS:
-            if k not in ("room_occ", "step_cnt"):
-                out[k] = list(self.__dict__[k])
+        d = self.__dict__
+        out: dict[str, Any] = {k: d[k] for k in self._INTS}
+        for k in self._SAVED_LISTS:
+            out[k] = list(d[k])
         out["round_scores"] = [list(r) for r in self.round_scores]
         return out
 
     @classmethod
     def from_dict(cls, game: HiddenCastleGame, data: dict) -> "HiddenCastleState":
-        s = cls(game, int(data["num_players"]))
+        """Build a state from a dict already checked against ``game.state_schema`` (every saved
+        field present, ints in range, lists of the right length); the derived tables (room
+        occupants, step counts, encoder planes) are rebuilt from ``loc``. The caller runs
+        :meth:`check_invariants`."""
+        s = cls(game, data["num_players"], _blank=True)
         for k in cls._INTS:
-            setattr(s, k, int(data[k]))
-        for k in cls._LISTS:
-            if k in data:
-                setattr(s, k, [int(x) for x in data[k]])
-        s.round_scores = [[int(x) for x in r] for r in data["round_scores"]]
+            setattr(s, k, data[k])
+        for k in cls._SAVED_LISTS:
+            setattr(s, k, list(data[k]))
+        s.round_scores = [list(r) for r in data["round_scores"]]
         s._rebuild_counts()
         return s
 
@@ -227,7 +310,8 @@ class HiddenCastleState(State):
         self.step_cnt = [0] * B.MAX_STEPS
         for gi, l in enumerate(self.loc):
             if ROOM0 <= l < STEP0:
-                self.room_occ[l - ROOM0 + 1] = gi
+                if self.room_occ[l - ROOM0 + 1] < 0:    # a second guest is refused by check_invariants
+                    self.room_occ[l - ROOM0 + 1] = gi
             elif STEP0 <= l < UNPLACED:
                 self.step_cnt[l - STEP0] += 1
         self._init_enc()
@@ -260,8 +344,10 @@ class HiddenCastleState(State):
         return []
 
     def is_legal_chance(self, outcome: Any) -> bool:
-        if isinstance(outcome, (bool, np.bool_)) or not isinstance(outcome, (int, np.integer)):
-            return False
+        if outcome.__class__ is not int:
+            outcome = as_action(outcome)            # numpy ints, 0-d int arrays; never bools/floats
+            if outcome.__class__ is not int:
+                return False
         if self.phase_id == START:
             return 0 <= outcome < self.num_players
         return self.phase_id == ROLL and 0 <= outcome < 6
@@ -368,12 +454,12 @@ class HiddenCastleState(State):
                 self.phase_id = ROLL
                 self.turn = self.start
         elif ph == START:
-            self.start = a                     # HC-R3
+            self.start = a = int(a)            # HC-R3 (a chance outcome may be a numpy int)
             self.turn = a
             self.phase_id = SETUP
 
     def _roll(self, face: int) -> None:
-        n = self.game.die[face]
+        n = self.game.die[face]                 # face: any integer-like chance outcome (__index__)
         self.roll = n
         if n == 0:                              # HC-R6: Hugo face
             if not self._hugo_move():
@@ -613,55 +699,204 @@ class HiddenCastleState(State):
 
     # ------------------------------------------------------------------ invariants
     def check_invariants(self) -> None:
+        """Raise AssertionError, naming the saved field first, unless the position is one the rules
+        can reach (as far as it can be told from the position) and can be played on to the end.
+
+        Also run after every action of the conformance suite's random games; O(guests + seats)."""
         n, g = self.num_players, self.gpp
-        side = self.side
-        assert len(self.loc) == n * g
-        placed_phase = self.phase_id not in (START, SETUP)
-        rooms = [0] * (MAX_ROOMS + 1)
+        N = n * g
+        side, game = self.side, self.game
+        variant = self.variant
+        ph = self.phase_id
+        loc = self.loc
+        h = self.hugo
+        path = side.hugo_path
+        nr, ns = side.num_rooms, len(side.steps)
+        _need(len(loc) == N, f"loc: {len(loc)} guests, expected {N} ({n} players x {g} guests, HC-R1)")
+        _need(0 <= ph < len(PHASES) and (variant or ph != REPLACE), f"phase_id: {ph} is not a phase of this game")
+
+        # ---- where the guests are
+        room_of = [-1] * (MAX_ROOMS + 1)
         steps = [0] * B.MAX_STEPS
         gallery = [0] * GALLERY
-        for gi, l in enumerate(self.loc):
-            assert 0 <= l < NUM_PLACES, f"guest {gi} at bad location {l}"
-            if l == UNPLACED:
-                assert not placed_phase, f"guest {gi} unplaced in phase {self.phase()}"
-            elif l < GALLERY:
+        unplaced = 0
+        for gi, l in enumerate(loc):
+            if 0 <= l < GALLERY:
                 gallery[l] += 1
-            elif l < STEP0:
-                assert l - ROOM0 < side.num_rooms, f"guest {gi} in a room that does not exist"
-                rooms[l - ROOM0 + 1] += 1
-                assert self.room_occ[l - ROOM0 + 1] == gi
-            else:
-                assert l - STEP0 < len(side.steps), f"guest {gi} on a step that does not exist"
+            elif ROOM0 <= l < STEP0:
+                k = l - ROOM0 + 1
+                _need(k <= nr, f"loc[{gi}]: guest {gi} is in room {k}; this side has rooms 1..{nr}")
+                _need(room_of[k] < 0, f"loc[{gi}]: room {k} already holds guest {room_of[k]} "
+                                      f"(one guest per room, HC-R16/HC-V5)")
+                room_of[k] = gi
+            elif STEP0 <= l < UNPLACED:
+                _need(l - STEP0 < ns, f"loc[{gi}]: guest {gi} is on cellar step {l - STEP0}; this side has {ns}")
                 steps[l - STEP0] += 1
-        assert max(rooms) <= 1, "a room holds two guests"
-        assert steps == self.step_cnt, "step counts out of sync"
-        for k in range(1, MAX_ROOMS + 1):
-            assert (self.room_occ[k] >= 0) == (rooms[k] == 1)
-        if self.phase_id == SETUP:
-            assert max(gallery) <= 1, "two guests on one space during setup"
-            assert sum(1 for l in self.loc if l != UNPLACED) == self.placed
-        if self.hugo >= 0 and self.phase_id != END:
-            assert gallery[self.hugo] == 0, "a guest stands on Hugo's space"
-        assert -side.hugo_path <= self.hugo < GALLERY
-        if self.variant:
-            assert len(self.round_scores) == self.round - (0 if self.phase_id == END else 1)
-            for p in range(n):
-                assert self.spooky[p] == sum(r[p] for r in self.round_scores), "totals != round scores"
-            if self.phase_id not in (REPLACE, END, START, SETUP):
-                assert self.queue == []
+            else:
+                _need(l == UNPLACED, f"loc[{gi}]: {l} is not a location code (0..{UNPLACED})")
+                unplaced += 1
+        _need(room_of == self.room_occ, "room_occ (derived from loc) is out of step with loc")
+        _need(steps == self.step_cnt, "step_cnt (derived from loc) is out of step with loc")
+        on_gallery = N - unplaced - sum(steps) - sum(1 for o in room_of if o >= 0)
+
+        # ---- before play: HC-R2 (start position), HC-R3 (start player), HC-R4/R30 (setup order)
+        if ph == START:
+            fresh = game.new_initial_state(n)._to_dict()
+            mine = self._to_dict()
+            for k, v in fresh.items():
+                _need(mine[k] == v, f"{k}: {mine[k]!r} before the start player is drawn; a new game has "
+                                    f"{v!r} (HC-R2, HC-R3)")
+            return
+        if ph == SETUP:
+            _need(self.placed < N, f"placed: {self.placed} guests placed, but setup ends after {N} (HC-R4)")
+            _need(self.turn == self.start, f"turn: {self.turn} during setup, expected the start player "
+                                           f"{self.start} (HC-R3)")
+            for gi, l in enumerate(loc):
+                p, i = divmod(gi, g)
+                k = i * n + (p - self.start) % n        # this guest's placement number (HC-R30)
+                if k < self.placed:
+                    _need(l < GALLERY, f"loc[{gi}]: seat {p}'s guest slot {i} was placed {k + 1}. in setup "
+                                       f"and must be on a gallery space (HC-R4, HC-R30)")
+                else:
+                    _need(l == UNPLACED, f"loc[{gi}]: seat {p}'s guest slot {i} is only placed "
+                                         f"{k + 1}. in setup, after {self.placed} placements (HC-R30)")
+            _need(self.round == 1, f"round: {self.round} during setup, expected 1")
         else:
-            for p in range(n):
-                assert self.spooky[p] >= 0
-                assert self.spooky[p] == (self.game.start_score + self.cap_pts[p] + self.plus_pts[p]
-                                          - self.green_off[p]), "trail != scoring events"
-                assert self.green_off[p] <= 3 * self.green_cnt[p]
-                lo, hi = min(side.steps), max(side.steps)
-                assert lo * self.cap_cnt[p] <= self.cap_pts[p] <= hi * self.cap_cnt[p]
-                on_steps = sum(1 for l in self.loc[p * g:(p + 1) * g] if STEP0 <= l < UNPLACED)
-                assert on_steps <= self.cap_cnt[p]
-            assert 0 <= self.clock < len(self.game.clock_speed)
-            if self.clock > 0:
-                assert self.hugo >= 0
+            _need(self.placed == N, f"placed: {self.placed} in phase {PHASES[ph]}, expected all {N} guests "
+                                    f"placed (HC-R4)")
+            _need(unplaced == 0, f"loc: {unplaced} guests unplaced in phase {PHASES[ph]} (HC-R4)")
+        if ph == SETUP or ph == REPLACE:
+            for sp in range(GALLERY):
+                _need(gallery[sp] <= 1, f"loc: {gallery[sp]} guests on g{sp} while guests are being placed "
+                                        f"(one per empty space, HC-R4/HC-V12)")
+
+        # ---- the roll: HC-R5/R7 (a number to move in phase move, cleared when the turn passes)
+        numbers = sorted({f for f in game.die if f > 0})
+        if ph == MOVE:
+            _need(self.roll in numbers, f"roll: {self.roll} in phase move, expected a number of the die "
+                                        f"{numbers} (HC-R5, HC-R7)")
+        elif ph == END and not variant:
+            _need(self.roll == 0 or self.roll in numbers, f"roll: {self.roll} is no number of the die {numbers}")
+        else:
+            _need(self.roll == 0, f"roll: {self.roll} in phase {PHASES[ph]}, expected 0 (no roll to move)")
+
+        # ---- Hugo: HC-R2/HC-V1 start, HC-R20/HC-V3/V4 cellar path, HC-R12 rooms closed, HC-R23
+        if ph in (SETUP, REPLACE):
+            _need(h == -path, f"hugo: {h} in phase {PHASES[ph]}; Hugo waits on his start space ({-path}) "
+                              f"until play starts (HC-R2, HC-V1, HC-V12)")
+        if h < 0:
+            speed0 = self.speed() if variant else game.clock_speed[0]
+            _need((h + path) % speed0 == 0, f"hugo: {h} ({-h} steps from the gallery) cannot be reached: "
+                                            f"from {-path} Hugo climbs {speed0} steps per move (HC-R20/R21, HC-V3/V4)")
+            _need(ph != END, f"hugo: {h}: the game cannot have ended with Hugo still in the cellar")
+            if ph != REPLACE and ph != SETUP:
+                for gi, l in enumerate(loc):
+                    _need(l < GALLERY, f"loc[{gi}]: guest {gi} is {self.place_name(l)} while Hugo is still in "
+                                       f"the cellar (rooms are closed, HC-R12/HC-V16; nobody can be captured yet)")
+        else:
+            _need(gallery[h] == 0, f"loc: {gallery[h]} guests stand on Hugo's space g{h}; they would have "
+                                   f"been captured (HC-R9, HC-R23)")
+
+        if variant:
+            self._check_variant(gallery, steps, room_of, on_gallery)
+            return
+
+        # ---- base game: clock (HC-R22/R27), end (HC-R28), trails and their scoring events
+        last = len(game.clock_speed) - 1
+        _need(self.queue == [] and self.round == 1 and self.round_scores == [],
+              "queue/round/round_scores: only the Midnight Party variant has rounds")
+        _need((self.clock == 0) == (h < 0), f"clock: {game.clock_labels[self.clock]} with Hugo at {h}; the "
+                                            f"clock leaves 23:45 exactly when Hugo first steps onto space 0 (HC-R22)")
+        if self.clock == last:
+            _need(h == 0, f"hugo: {h} at 5:00; Hugo stops on space 0 when the clock reaches 5:00 (HC-R27)")
+        over = self.clock == last or max(self.spooky) >= game.end_score
+        _need(over == (ph == END), f"phase_id: {PHASES[ph]}, but the game "
+                                   f"{'is' if over else 'is not'} over (5:00 or a trail at 46 or more, HC-R28)")
+        lo, hi = min(side.steps), max(side.steps)
+        for p in range(n):
+            sp = self.spooky[p]
+            _need(sp == game.start_score + self.cap_pts[p] + self.plus_pts[p] - self.green_off[p],
+                  f"spooky[{p}]: trail {sp} != 10 + captures {self.cap_pts[p]} + rooms {self.plus_pts[p]} "
+                  f"- green rooms {self.green_off[p]} (cap_pts/plus_pts/green_off, HC-R19/R24)")
+            _need(self.green_off[p] <= 3 * self.green_cnt[p],
+                  f"green_off[{p}]: {self.green_off[p]} taken off in {self.green_cnt[p]} green-room entries (HC-R19)")
+            _need(lo * self.cap_cnt[p] <= self.cap_pts[p] <= hi * self.cap_cnt[p],
+                  f"cap_pts[{p}]: {self.cap_pts[p]} points from {self.cap_cnt[p]} captures ({lo}..{hi} each, HC-R24)")
+            on_steps = sum(1 for l in loc[p * g:(p + 1) * g] if STEP0 <= l < UNPLACED)
+            _need(on_steps <= self.cap_cnt[p],
+                  f"cap_cnt[{p}]: {self.cap_cnt[p]} captures, but {on_steps} of seat {p}'s guests are on the steps")
+            if h < 0:
+                _need(sp == game.start_score and self.cap_cnt[p] == self.plus_pts[p] == self.green_cnt[p] == 0,
+                      f"spooky[{p}]: {sp} with scoring events before Hugo reached the gallery (HC-R12, HC-R18)")
+
+    def _check_variant(self, gallery: list[int], steps: list[int], room_of: list[int], on_gallery: int) -> None:
+        """Midnight Party (HC-V*) part of :meth:`check_invariants`."""
+        n, g = self.num_players, self.gpp
+        side, game = self.side, self.game
+        ph = self.phase_id
+        loc = self.loc
+        _need(self.clock == 0, "clock: the Midnight Party has no clock (HC-V1)")
+        done = len(self.round_scores)
+        _need(done == self.round - (0 if ph == END else 1),
+              f"round_scores: {done} rounds scored in round {self.round}, phase {PHASES[ph]} (HC-V2)")
+        for p in range(n):
+            _need(self.spooky[p] == sum(r[p] for r in self.round_scores),
+                  f"spooky[{p}]: total {self.spooky[p]} != the sum of its round scores (HC-V11)")
+        if ph != REPLACE:
+            _need(self.queue == [], f"queue: guests waiting to be placed in phase {PHASES[ph]} (HC-V12)")
+        if self.round >= 2 and ph != END:   # totals change only when a round is scored
+            _need(self.spooky[self.start] == max(self.spooky),
+                  f"start: seat {self.start} has {self.spooky[self.start]} points; the player with the most "
+                  f"({max(self.spooky)}) starts the round (HC-V13)")
+        if ph == ROLL or ph == MOVE:
+            # HC-V10: the round would already have ended (and a Hugo move captures nobody: no end)
+            _need(on_gallery > 0, "loc: no guest is on the gallery, so the round is over (HC-V10)")
+            _need(any(o < 0 for o in room_of[1:side.num_rooms + 1]),
+                  "loc: every room is occupied, so the round is over (HC-V10)")
+            # HC-V6/V7: groups fill -10, -9, ... in turn; -2 only once -10..-3 are all taken
+            lim = side.limited
+            for j in range(1, lim):
+                _need(steps[j] == 0 or steps[j - 1] > 0, f"loc: step {side.steps[j]:+d} is taken while "
+                                                         f"{side.steps[j - 1]:+d} is free (HC-V7)")
+            for j in range(lim, len(side.steps)):
+                _need(steps[j] == 0 or steps[lim - 1] > 0,
+                      f"loc: guests on step {side.steps[j]:+d} while a limited step is free (HC-V7)")
+            if ph == MOVE:
+                base = self.turn * g
+                _need(any(l < GALLERY for l in loc[base:base + g]),
+                      f"turn: seat {self.turn} has no guest on the gallery to move (HC-V9)")
+        elif ph == REPLACE:
+            self._check_replace()
+        elif ph == END:
+            _need(self.round == game.rounds, f"round: the game ended in round {self.round} of {game.rounds} (HC-V2)")
+            _need(on_gallery == 0, "loc: guests on the gallery after the last round (they go to -2, HC-V10)")
+            _need(self.round_scores[-1] == self.round_points(),
+                  "round_scores: the last round's scores do not match the final position (HC-V11)")
+
+    def _check_replace(self) -> None:
+        """HC-V12/V13: between rounds, the queue holds exactly the guests still in the cellar, in
+        placing order, and ``start`` is the new start player."""
+        n, g = self.num_players, self.gpp
+        loc, q = self.loc, self.queue
+        _need(self.round >= 2, f"round: {self.round}: guests are placed between rounds only (HC-V12)")
+        _need(self.turn == self.start, f"turn: {self.turn} between rounds, expected the start player {self.start}")
+        _need(len(q) > 0, "queue: empty in phase replace (HC-V12)")
+        for gi in q:
+            _need(STEP0 <= loc[gi] < UNPLACED, f"queue: guest {gi} is {self.place_name(loc[gi])}, not in the "
+                                               f"cellar (HC-V12)")
+        for gi, l in enumerate(loc):
+            _need(not ROOM0 <= l < STEP0, f"loc[{gi}]: guest {gi} still in a room between rounds (HC-V12)")
+            _need(not (STEP0 <= l < UNPLACED) or gi in q, f"queue: guest {gi} in the cellar is not queued (HC-V12)")
+        spooky = self.spooky
+        for old in range(n):            # the start player of the round just scored (not saved)
+            order = sorted(range(n), key=lambda p: (-spooky[p], (p - old) % n))
+            if order[0] != self.start:
+                continue
+            rank = {p: r for r, p in enumerate(order)}
+            if sorted(q, key=lambda gi: (loc[gi], rank[gi // g], gi)) == q:
+                return
+        raise AssertionError("queue/start: not the placing order of HC-V12 (step -10 first; owners by total, "
+                             "highest first, ties clockwise; lowest slot first) with start as the HC-V13 start player")
 
 
-from .encoder import OBS_SIZE as _OBS_SIZE, encode as _encode  # noqa: E402  (the encoder needs components())
+from .encoder import LAYOUT as _LAYOUT, OBS_SIZE as _OBS_SIZE, encode as _encode  # noqa: E402  (needs components())

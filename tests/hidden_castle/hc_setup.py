@@ -69,7 +69,7 @@ def build(guests: dict[int, list[str]], n: int = 2, variant: bool = False, hugo:
         st.hugo = -st.side.hugo_path if hugo == "start" else -int(hugo[1:])
     else:
         st.hugo = hugo
-    st.clock = 0 if variant else clock
+    st.clock = 0 if variant or st.hugo < 0 else clock   # the clock starts with Hugo's first step on g0
     st.turn = turn
     st.start = start
     st.round = round_
@@ -82,7 +82,13 @@ def build(guests: dict[int, list[str]], n: int = 2, variant: bool = False, hugo:
             on = [l for l in st.loc[p * g:(p + 1) * g] if STEP0 <= l < UNPLACED]
             st.cap_cnt[p] = len(on)
             st.cap_pts[p] = sum(st.side.steps[l - STEP0] for l in on)
-            st.plus_pts[p] = st.spooky[p] - game.start_score - st.cap_pts[p]
+            rest = st.spooky[p] - game.start_score - st.cap_pts[p]
+            if rest >= 0:
+                st.plus_pts[p] = rest                     # armory entries
+            else:
+                st.green_off[p] = -rest                   # green-room entries of -3
+                st.green_cnt[p] = (-rest + 2) // 3
+    st.placed = sum(1 for l in st.loc if l != UNPLACED) if phase == "setup" else n * g
     st.phase_id = PHASES.index(phase)
     if roll is not None:
         st.roll = roll
