@@ -26,6 +26,8 @@ OPPOSITE = (S, W, N, E)
 CODES = ("", "g", "s", "S", "t", "m", "M", "b", "O")
 C_NONE, C_GRANDMA, C_STUDENT, C_SCHOOL, C_TOURIST, C_LIGHT, C_DARK, C_WORKER, C_OFFICE = range(9)
 STAR_CODES = {C_SCHOOL, C_LIGHT, C_DARK, C_OFFICE}
+# Static observation features per intersection: code one-hot (8), star, green, departure, letter.
+NODE_FEATS = len(CODES) - 1 + 4
 
 # Shape step requirements.
 REQ_ANY, REQ_STRAIGHT, REQ_TURN, REQ_FREE = range(4)
@@ -160,7 +162,7 @@ class CityMap:
             self.objectives.append([self.letter_node[x] for x in letters])
         self.rc = [((nid // 10), (nid % 10)) for nid in self.ids]  # (row, col) for drawing
         # static observation part: per node code one-hot (8), star, green, departure, letter; per road black
-        st = np.zeros((n_nodes, 12), dtype=np.float32)
+        st = np.zeros((n_nodes, NODE_FEATS), dtype=np.float32)
         for i in range(n_nodes):
             if self.code[i]:
                 st[i, self.code[i] - 1] = 1

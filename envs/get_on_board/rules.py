@@ -17,6 +17,9 @@ Forced non-choices resolve automatically (documented in RULES.md): when no legal
 the turn ends (GB-R18, green-light extra of GB-R22) or the player is eliminated (GB-R17); with
 ``green_light_optional`` an extra whose only non-eliminating option is "decline" is declined.
 
+Saved states are validated (``state_schema``, ``_check_fields``, ``check_invariants``); see
+RULES.md ("Saved states" in the environment notes; "Observation layout").
+
 Version history:
     v0: first version.
 """
@@ -27,13 +30,15 @@ from typing import Any
 import numpy as np
 
 from ..core.bots import HeuristicBot
-from ..core.game import CHANCE, TERMINAL, ConfigError, Game, Option, State
+from ..core.game import CHANCE, TERMINAL, ConfigError, Game, Option, State, StateError, as_action
+from ..core.schema import Bool, Dict, Int, List, Spec, Tuple
 from . import data as D
 from .data import (C_DARK, C_GRANDMA, C_LIGHT, C_OFFICE, C_SCHOOL, C_STUDENT, C_TOURIST, C_WORKER,
-                   DIR_NAMES, REQ_ANY, REQ_NAMES, REQ_STRAIGHT, REQ_TURN)
+                   DIR_NAMES, NODE_FEATS, REQ_ANY, REQ_NAMES, REQ_STRAIGHT, REQ_TURN)
 
 NUM_ACTIONS = 7
 A_TICKET_LOW, A_TICKET_HIGH, A_DECLINE = 4, 5, 6
+MAX_SHAPE = 3  # markers per shape at most (observation: marker index one-hot)
 
 # phases
 P_DEAL, P_DEPART, P_REVEAL, P_PLACE, P_END = range(5)
@@ -51,6 +56,12 @@ SHEET_FIELDS = ("grandmas", "students", "internships", "schools", "star_school",
                 "star_light_sight", "star_dark_sight", "light_sights", "dark_sights", "workers_row1", "workers_row2",
                 "workers_row3", "worker_row1_scored", "worker_row2_scored", "worker_row3_scored", "star_office",
                 "turn_zone", "traffic", "common1", "common2", "eliminated")
+
+
+def _need(ok: Any, field: str, why: str) -> None:
+    """An invariant of a state: AssertionError naming the saved field when ``ok`` is false."""
+    if not ok:
+        raise AssertionError(f"state field {field!r}: {why}")
 
 
 def _view(buf: np.ndarray) -> memoryview:
@@ -283,8 +294,9 @@ class GetOnBoardGame(Game):
         # shape of ticket t on sheet type s: ticket_shape[s][t] -> (name, steps)
         self.ticket_shape = [None] + [[None] + [(nm, self.shape_steps[nm]) for nm in comp["ticket_shapes"][str(s)]]
                                       for s in range(1, self.sheet_types + 1)]
-        if max(len(v) for v in self.shape_steps.values()) > 3:
-            raise ConfigError("components.json: a shape has at most 3 markers (observation layout)")
+        self.max_shape = max(len(v) for v in self.shape_steps.values())
+        if self.max_shape > MAX_SHAPE:
+            raise ConfigError(f"components.json: a shape has at most {MAX_SHAPE} markers (observation layout)")
         if self.rounds > self.tickets:
             raise ConfigError("components.json: more rounds than tickets")
         self.commons = comp["common_objectives"]
@@ -308,12 +320,31 @@ class GetOnBoardGame(Game):
         self.shape_idx = [[0] * (self.tickets + 1)] + [[0] + [self.shape_names.index(nm) for nm in
                                                               comp["ticket_shapes"][str(st)]]
                                                        for st in range(1, self.sheet_types + 1)]
-        # misc block: per-step part (phase, extra, current player, marker index, previous
-        # direction, requirement, deviate/eliminate flags), per-round part, own private part
-        self.step_len = len(PHASE_NAMES) + 1 + self.maxp + 3 + 5 + 4 + 8
-        self.round_len = (self.rounds + 1) + 2 * self.tickets + self.maxp + len(self.shape_names) * self.maxp \
-            + 2 * len(self.commons)
-        self.misc_len = self.step_len + self.round_len + 2 * m.departures
+        # misc block: per-step part, per-round part, own private part. These offsets are the
+        # encoder's (step_offsets, observation, _round_feat, _reveal, _round_end, _own_feat write
+        # with them) and observation_layout() names them.
+        # per-step part (from off_misc): phase, green-light extra flag, current player, marker index,
+        # previous direction (none + 4), requirement, directions that would deviate / eliminate
+        self.s_extra = len(PHASE_NAMES)
+        self.s_cur = self.s_extra + 1
+        self.s_k = self.s_cur + self.maxp
+        self.s_prev = self.s_k + MAX_SHAPE
+        self.s_req = self.s_prev + 1 + len(DIR_NAMES)
+        self.s_dev = self.s_req + len(REQ_NAMES)
+        self.s_elim = self.s_dev + len(DIR_NAMES)
+        self.step_len = self.s_elim + len(DIR_NAMES)
+        # per-round part (from o_round): round counter, used tickets, current ticket, inspector,
+        # everyone's current shape, common objectives in play, claimed common objectives
+        self.i_used = self.rounds + 1
+        self.i_cur = self.i_used + self.tickets
+        self.i_insp = self.i_cur + self.tickets
+        self.i_shape = self.i_insp + self.maxp
+        self.i_common = self.i_shape + len(self.shape_names) * self.maxp
+        self.i_claim = self.i_common + len(self.commons)
+        self.round_len = self.i_claim + len(self.commons)
+        # own private part (from o_own): my departure tickets, my chosen ticket
+        self.own_len = 2 * m.departures
+        self.misc_len = self.step_len + self.round_len + self.own_len
         self.off_vis = len(m.static_obs)
         self.off_end = self.off_vis + self.maxp * m.n
         self.off_road = self.off_end + self.maxp * m.n
@@ -324,6 +355,7 @@ class GetOnBoardGame(Game):
         self._schedules: dict[int, list[tuple[int, int]]] = {}
         self._layouts: dict[int, tuple] = {}
         self._fresh: dict[int, tuple] = {}  # per player count: observation buffers of a new game
+        self._schemas: dict[int, Spec] = {}  # per player count: state_schema
         self.popcount = [bin(i).count("1") for i in range(1 << self.maxp)]
         # masks: index = direction bits | decline << 4
         self._masks = []
@@ -357,14 +389,9 @@ class GetOnBoardGame(Game):
         for i in range(3):
             self.total_flag[T0 + i] = TS0 + i
             self.total_flag[B0 + i] = BS0 + i
-        # offsets in the per-round block (from o_round) and the seat order clockwise from each inspector
+        # where the per-round and own blocks start, and the seat order clockwise from each inspector
         self.o_round = self.off_misc + self.step_len
         self.o_own = self.o_round + self.round_len
-        self.i_used = self.rounds + 1
-        self.i_cur = self.i_used + self.tickets
-        self.i_insp = self.i_cur + self.tickets
-        self.i_shape = self.i_insp + self.maxp
-        self.i_claim = self.i_shape + len(self.shape_names) * self.maxp + len(self.commons)
         self.rotation = {n: [tuple((i0 + i) % n for i in range(n)) for i0 in range(n)]
                          for n in range(1, self.maxp + 1)}
 
@@ -376,20 +403,18 @@ class GetOnBoardGame(Game):
         eliminate."""
         legal, elim, req, prev, k = key & 15, key >> 4 & 15, key >> 8 & 7, (key >> 11 & 7) - 1, key >> 14
         b = self.off_misc
-        i = b + 6 + self.maxp
-        offs = [b + P_PLACE, b + 6]
+        offs = [b + P_PLACE, b + self.s_cur]
         if k == 4:
-            offs.append(b + 5)
+            offs.append(b + self.s_extra)
         else:
-            offs.append(i + k)  # marker index within the shape
-        offs += [i + 4 + prev, i + 8 + req]
-        i += 12
+            offs.append(b + self.s_k + k)  # marker index within the shape
+        offs += [b + self.s_prev + 1 + prev, b + self.s_req + req]
         for d in range(4):
             if legal >> d & 1:
                 if (req == REQ_STRAIGHT and d != prev) or (req == REQ_TURN and d == prev):
-                    offs.append(i + d)  # would check a turn-zone box
+                    offs.append(b + self.s_dev + d)  # would check a turn-zone box
                 if elim >> d & 1:
-                    offs.append(i + 4 + d)  # would eliminate
+                    offs.append(b + self.s_elim + d)  # would eliminate
         return tuple(offs)
 
     def check_players(self, num_players: int) -> None:
@@ -438,10 +463,114 @@ class GetOnBoardGame(Game):
         self.check_players(num_players)
         return GetOnBoardState(self, int(num_players))
 
+    # ------------------------------------------------------------ saved states
+    def sheet_ranges(self) -> list[tuple[int, int]]:
+        """(lowest, highest) value of every score-sheet field (SHEET_FIELDS order) under these
+        components and this map: box counts, ★ values (-1 = not written), sight counts, turn zone,
+        traffic, objective points, the eliminated flag."""
+        rl, m = self.rules, self.map
+        rg = [(0, 0)] * SHEET_LEN
+        rg[GR] = (0, len(rl.grandma_values))
+        rg[ST], rg[IN], rg[SC] = (0, rl.max_students), (0, rl.max_intern), (0, rl.max_schools)
+        rg[SSTAR] = (-1, rl.max_students + rl.max_intern)  # GB-R27
+        for i in range(3):
+            rg[T0 + i], rg[TS0 + i] = (0, rl.t_box), (0, 1)
+            rg[B0 + i], rg[BS0 + i] = (0, rl.o_box), (0, 1)
+        rg[SL] = rg[SD] = (-1, 3 * rl.t_box)  # GB-R30
+        rg[NL], rg[ND] = (0, m.code.count(C_LIGHT)), (0, m.code.count(C_DARK))
+        rg[OSTAR] = (-1, 3 * rl.o_box)  # GB-R33
+        rg[TZ], rg[TR] = (0, rl.tz_max), (0, rl.tr_max)  # GB-R15, GB-R21
+        rg[C0] = rg[C1] = (0, max(self.comp["common_first_value"], self.comp["common_later_value"]))
+        rg[ELIM] = (0, 1)
+        return rg
+
+    def state_schema(self, num_players: int) -> Spec:
+        """The saved state (``GetOnBoardState._to_dict``): every field with the tightest range the
+        components, the map and the player count allow; consistency between fields is
+        ``GetOnBoardState.check_invariants``."""
+        sc = self._schemas.get(num_players)
+        if sc is not None:
+            return sc
+        n, m = num_players, self.map
+        N, R = m.n, m.r
+        sheet = Tuple(*(Int(lo, hi) for lo, hi in self.sheet_ranges()))
+        sc = self._schemas[n] = Dict({
+            "ph": Int(0, len(PHASE_NAMES) - 1),
+            "deal_i": Int(0, len(self.schedule(n))),
+            "sheet_type": List(Int(0, self.sheet_types), length=n),  # 0 = not dealt yet
+            "personal": List(Int(-1, len(m.objectives) - 1), length=n),  # -1 = not dealt yet
+            "common": List(Int(0, len(self.commons) - 1), max_len=self.commons_in_play, unique=True),
+            "tickets": List(List(Int(1, m.departures), max_len=self.dep_per_player, unique=True, sorted_=True),
+                            length=n),
+            "choice": List(Int(-1, self.dep_per_player - 1), length=n),  # -1 = not chosen yet
+            "inspector": Int(-1, n - 1),
+            "used": List(Int(1, self.tickets), max_len=self.rounds, unique=True),
+            "order": List(Int(0, n - 1), max_len=n, unique=True),
+            "opos": Int(0, n - 1),
+            "cur": Int(-1, n - 1),
+            "k": Int(0, self.max_shape),
+            "prev": Int(-1, len(DIR_NAMES) - 1),
+            "extra": Bool(),
+            # a route visits each intersection once, except the last marker of an eliminated seat (GB-R19)
+            "route": List(List(Int(0, N - 1), max_len=N + 1), length=n),
+            "rroads": List(List(Int(0, R - 1), max_len=N, unique=True), length=n),  # GB-R16
+            "elim": List(Bool(), length=n),
+            "sheets": List(sheet, length=n),
+            "marks": List(Int(0, (1 << n) - 1), length=R),
+            "claimed": List(Bool(), length=self.commons_in_play),
+            "log": List(Int(0, n * R - 1), max_len=n * N),
+        })
+        return sc
+
     def _state_from_dict(self, data: dict) -> "GetOnBoardState":
-        st = GetOnBoardState(self, int(data["num_players"]))
-        st._load(data)
+        """Build a state from a dict that passed ``state_schema``: the canonical fields are checked
+        for consistency (StateError naming the field) before any cache is built from them."""
+        st = self._build(data)
+        try:
+            st._check_fields()
+        except AssertionError as e:
+            raise StateError(f"saved {self.env_id} state breaks an invariant of the game: {e}") from None
+        st._finish_load()
         return st
+
+    def _build(self, data: dict) -> "GetOnBoardState":
+        st = GetOnBoardState(self, data["num_players"], _blank=True)
+        for f in GetOnBoardState._FIELDS:
+            v = data[f]
+            setattr(st, f, [x[:] if isinstance(x, list) else x for x in v] if isinstance(v, list) else v)
+        return st
+
+    def observation_layout(self) -> list[tuple[str, int, int]]:
+        """Named blocks of the observation (see RULES.md, "Observation layout"), from the offsets
+        the encoder writes with. Slots ``p0..p{maxp-1}`` are seats relative to the observer (p0 =
+        me, then clockwise); slots beyond the player count stay 0."""
+        m = self.map
+        N, R, P, K = m.n, m.r, self.maxp, self.sf_len
+        out = [("map.intersections", 0, N * NODE_FEATS), ("map.black_roads", N * NODE_FEATS, R)]
+        for name, off, size in (("route.visited", self.off_vis, N), ("route.end", self.off_end, N),
+                                ("road_markers", self.off_road, R)):
+            out += [(f"{name}.p{i}", off + i * size, size) for i in range(P)]
+        for i in range(P):
+            b = self.off_sf + i * K
+            out += [(f"sheet.p{i}", b, SHEET_LEN), (f"sheet_type.p{i}", b + SHEET_LEN, self.sheet_types),
+                    (f"running_total.p{i}", b + K - 1, 1)]
+        out.append(("personal_objective", self.off_obj, N))
+        b = self.off_misc
+        out += [("step.phase", b, self.s_extra), ("step.green_light_extra", b + self.s_extra, 1),
+                ("step.current_player", b + self.s_cur, P), ("step.marker_index", b + self.s_k, MAX_SHAPE),
+                ("step.previous_direction", b + self.s_prev, 1 + len(DIR_NAMES)),
+                ("step.requirement", b + self.s_req, len(REQ_NAMES)),
+                ("step.would_deviate", b + self.s_dev, len(DIR_NAMES)),
+                ("step.would_eliminate", b + self.s_elim, len(DIR_NAMES))]
+        b = self.o_round
+        ns, nc = len(self.shape_names), len(self.commons)
+        out += [("round.number", b, self.rounds + 1), ("round.used_tickets", b + self.i_used, self.tickets),
+                ("round.current_ticket", b + self.i_cur, self.tickets), ("round.inspector", b + self.i_insp, P)]
+        out += [(f"round.shape.p{i}", b + self.i_shape + i * ns, ns) for i in range(P)]
+        out += [("round.common_objectives", b + self.i_common, nc), ("round.common_claimed", b + self.i_claim, nc),
+                ("own.departure_tickets", self.o_own, m.departures),
+                ("own.departure_choice", self.o_own + m.departures, m.departures)]
+        return out
 
     def renderer(self):
         from .render import render_rgb
@@ -638,19 +767,15 @@ class GetOnBoardState(State):
                "opos", "cur", "k", "prev", "extra", "route", "rroads", "elim", "sheets", "marks", "claimed", "log")
 
     def _to_dict(self) -> dict:
-        d: dict[str, Any] = {"env_id": self.game.env_id, "num_players": self.num_players}
+        """The canonical fields (the core adds env id, version, options and num_players)."""
+        d: dict[str, Any] = {}
         for f in self._FIELDS:
             v = getattr(self, f)
             d[f] = [x[:] if isinstance(x, list) else x for x in v] if isinstance(v, list) else v
         return d
 
-    def _load(self, d: dict) -> None:
-        for f in self._FIELDS:
-            v = d[f]
-            setattr(self, f, [x[:] if isinstance(x, list) else x for x in v] if isinstance(v, list) else v)
-        self.extra = bool(self.extra)
-        self.elim = [bool(x) for x in self.elim]
-        self.claimed = [bool(x) for x in self.claimed]
+    def _finish_load(self) -> None:
+        """Derived fields and caches of a state whose canonical fields are set (and checked)."""
         self.shape, self.shape_name = (), ""
         self._alloc()
         self._rebuild()
@@ -722,9 +847,13 @@ class GetOnBoardState(State):
         return outcome in self._chance_list()
 
     def is_legal(self, action: Any) -> bool:
-        """``State.is_legal`` with a fast path for a plain int (same answer, no mask array)."""
-        if type(action) is not int:
-            return State.is_legal(self, action)
+        """``State.is_legal`` without the mask array (same answer): integer-like actions (numpy
+        ints, 0-d int arrays) count as their int (``as_action``), anything else (bools, floats) is
+        illegal."""
+        if action.__class__ is not int:
+            action = as_action(action)
+            if action.__class__ is not int:
+                return False
         ph = self.ph
         if ph == P_PLACE:
             if 0 <= action < 4:
@@ -737,8 +866,12 @@ class GetOnBoardState(State):
         return action in self._chance_list()
 
     def apply_action(self, action: Any) -> None:
-        """``State.apply_action`` with a fast path for a legal plain int."""
-        if type(action) is int and self.is_legal(action):
+        """``State.apply_action`` with a fast path for a legal action; integer-like actions and
+        chance outcomes are applied as plain ints (``as_action``), an illegal one raises
+        IllegalActionError through the base class and leaves the state unchanged."""
+        if action.__class__ is not int:
+            action = as_action(action)
+        if action.__class__ is int and self.is_legal(action):
             self._apply(action)
             self._mask = None
         else:
@@ -1105,7 +1238,7 @@ class GetOnBoardState(State):
         b = g.off_misc
         out[b + ph] = 1.0
         if cur >= 0:
-            out[b + 6 + (cur - seat) % self.num_players] = 1.0
+            out[b + g.s_cur + (cur - seat) % self.num_players] = 1.0
         return out
 
     def _round_feat(self) -> None:
@@ -1113,23 +1246,18 @@ class GetOnBoardState(State):
         every seat's buffer."""
         g = self.game
         n = self.num_players
-        base = g.off_misc + g.step_len
+        base = g.o_round
         blk = np.zeros(g.round_len, dtype=np.float32)
-        blk[len(self.used)] = 1.0
-        i = g.rounds + 1
+        blk[len(self.used)] = 1.0  # round counter (0 before the first round)
         for t in self.used:
-            blk[i + t - 1] = 1.0
-        i += g.tickets
+            blk[g.i_used + t - 1] = 1.0
         placing = self.ph == P_PLACE
         if placing:
-            blk[i + self.used[-1] - 1] = 1.0
-        i += g.tickets
-        nc = len(g.commons)
-        j0 = i + g.maxp + len(g.shape_names) * g.maxp
+            blk[g.i_cur + self.used[-1] - 1] = 1.0
         for j, c in enumerate(self.common):
-            blk[j0 + c] = 1.0
+            blk[g.i_common + c] = 1.0
             if self.claimed[j]:
-                blk[j0 + nc + c] = 1.0
+                blk[g.i_claim + c] = 1.0
         ns = len(g.shape_names)
         flat = self._flat
         size = g.observation_size
@@ -1138,18 +1266,18 @@ class GetOnBoardState(State):
             b = seat * size + base
             flat[b:b + g.round_len] = blk
             if self.inspector >= 0:
-                flat[b + i + (self.inspector - seat) % n] = 1.0
+                flat[b + g.i_insp + (self.inspector - seat) % n] = 1.0
             if placing:
                 for rel in range(n):
-                    flat[b + i + g.maxp + rel * ns + shp[(seat + rel) % n]] = 1.0
+                    flat[b + g.i_shape + rel * ns + shp[(seat + rel) % n]] = 1.0
 
     def _own_feat(self, p: int) -> None:
         """Seat p's private block: its departure tickets and its own choice."""
         g = self.game
         D_ = g.map.departures
-        base = g.off_misc + g.step_len + g.round_len
+        base = g.o_own
         row = self.obuf[p]
-        row[base:base + 2 * D_] = 0.0
+        row[base:base + g.own_len] = 0.0
         for t in self.tickets[p]:
             row[base + t - 1] = 1.0
         if self.choice[p] >= 0:
@@ -1205,57 +1333,225 @@ class GetOnBoardState(State):
         return s
 
     # ------------------------------------------------------------ checks and text
-    def check_invariants(self) -> None:
+    def _dir_of(self, p: int, i: int) -> int:
+        """Direction of seat p's marker i (from route[p][i] to route[p][i + 1])."""
+        a, b = self.route[p][i], self.route[p][i + 1]
+        nb = self.game.map.nb_node[a]
+        for d in range(4):
+            if nb[d] == b:
+                return d
+        return -1
+
+    def _check_fields(self) -> None:
+        """Consistency of the canonical (saved) fields, checked before any cache is built from them
+        (AssertionError naming the field). Together with the schema it admits exactly the states
+        the game can reach, up to the history it does not record (how past rounds split into turns,
+        so how many markers and turn-zone boxes they allow: the rule tests start from such "as if
+        played earlier" positions), so a state that passes plays legally to the end."""
         g = self.game
         m = g.map
         rules = g.rules
         n = self.num_players
+        ph = self.ph
+        phase = PHASE_NAMES[ph]
+        # --- setup deal (GB-R2..GB-R4): exactly the cards the deal schedule has dealt so far
+        sched = g.schedule(n)
+        if ph == P_DEAL:
+            _need(self.deal_i < len(sched), "deal_i", f"{self.deal_i}: the setup deal has {len(sched)} cards, "
+                  "the last one ends phase 'deal'")
+        else:
+            _need(self.deal_i == len(sched), "deal_i", f"{self.deal_i}: all {len(sched)} setup cards are dealt "
+                  f"before phase {phase!r}")
+        got_sheet, got_personal, got_tickets = [False] * n, [False] * n, [0] * n
+        got_common = got_inspector = 0
+        for kind, p in sched[:self.deal_i]:
+            if kind == K_SHEET:
+                got_sheet[p] = True
+            elif kind == K_PERSONAL:
+                got_personal[p] = True
+            elif kind == K_COMMON:
+                got_common += 1
+            elif kind == K_TICKET:
+                got_tickets[p] += 1
+            else:
+                got_inspector = 1
+        for p in range(n):
+            _need((self.sheet_type[p] > 0) == got_sheet[p], f"sheet_type[{p}]",
+                  f"{self.sheet_type[p]} (a sheet type 1..{g.sheet_types} once dealt, 0 before)")
+            _need((self.personal[p] >= 0) == got_personal[p], f"personal[{p}]",
+                  f"{self.personal[p]} (an objective card once dealt, -1 before)")
+            _need(len(self.tickets[p]) == got_tickets[p], f"tickets[{p}]",
+                  f"{len(self.tickets[p])} tickets, the deal has given {got_tickets[p]}")
+        dealt = [t for t in self.sheet_type if t]
+        _need(len(set(dealt)) == len(dealt), "sheet_type", "GB-R2: sheet types are dealt without repetition")
+        dealt = [c for c in self.personal if c >= 0]
+        _need(len(set(dealt)) == len(dealt), "personal", "GB-R2: personal objectives are dealt without repetition")
+        _need(len(self.common) == got_common, "common",
+              f"{len(self.common)} common objectives, the deal has drawn {got_common} (GB-R3)")
+        dealt = [t for ts in self.tickets for t in ts]
+        _need(len(set(dealt)) == len(dealt), "tickets", "GB-R4: departure tickets are dealt without repetition")
+        _need((self.inspector >= 0) == bool(got_inspector), "inspector",
+              f"{self.inspector} (a seat once the setup is dealt, -1 before)")
+        # --- departure choice (GB-R4): collected in seat order, then all pawns revealed
+        if ph == P_DEPART:
+            _need(self.cur >= 0, "cur", f"{self.cur}: the seat choosing its departure")
+            for p in range(n):
+                _need((self.choice[p] >= 0) == (p < self.cur), f"choice[{p}]",
+                      f"{self.choice[p]}: seats before cur={self.cur} have chosen, the others not")
+        else:
+            for p in range(n):
+                _need((self.choice[p] >= 0) == (ph != P_DEAL), f"choice[{p}]",
+                      f"{self.choice[p]}: chosen after the departure phase, -1 before")
+        # --- rounds (GB-R6, GB-R38)
+        nu = len(self.used)
+        alive = [p for p in range(n) if not self.elim[p]]
+        if ph in (P_DEAL, P_DEPART):
+            _need(nu == 0, "used", f"no ticket is revealed before the rounds (phase {phase!r})")
+        elif ph == P_REVEAL:
+            _need(nu < g.rounds, "used", f"{nu} tickets revealed: the game ends after {g.rounds} rounds (GB-R38)")
+            _need(bool(alive), "elim", "the game ends when every player is eliminated (GB-R38)")
+        elif ph == P_PLACE:
+            _need(nu >= 1, "used", "a ticket is revealed in phase 'place'")
+        else:
+            _need(nu >= 1 and (nu == g.rounds or not alive), "used",
+                  f"{nu} rounds played: the game ends after {g.rounds} rounds or when every player is "
+                  "eliminated (GB-R38)")
+        if ph != P_PLACE:
+            _need(self.cur == -1 or ph == P_DEPART, "cur", f"{self.cur}: nobody places a marker in phase {phase!r}")
+            _need(not self.order and self.opos == 0, "order", f"no turn order outside phase 'place' (order "
+                  f"{self.order}, opos {self.opos})")
+            _need(self.k == 0 and self.prev == -1 and not self.extra, "k",
+                  f"no marker in progress in phase {phase!r} (k {self.k}, prev {self.prev}, extra {self.extra})")
+        if ph in (P_REVEAL, P_END) and alive:  # GB-R9: the inspector passes to a non-eliminated seat
+            _need(not self.elim[self.inspector], "inspector", f"{self.inspector} is eliminated (GB-R9)")
+        # --- routes (GB-R10, GB-R16, GB-R17, GB-R19) and board markers
+        started = ph in (P_REVEAL, P_PLACE, P_END)
         marks = [0] * m.r
         for p in range(n):
             rt, rr = self.route[p], self.rroads[p]
-            if not rt:
-                assert not rr
+            if not started:
+                _need(not rt and not rr and not self.elim[p], f"route[{p}]",
+                      f"no route (nor elimination) before the pawns are revealed (phase {phase!r})")
                 continue
-            assert rt[0] == m.dep_node[self.tickets[p][self.choice[p]]], "route must start at the departure"
-            assert len(rr) == len(rt) - 1
+            _need(bool(rt) and rt[0] == m.dep_node[self.tickets[p][self.choice[p]]], f"route[{p}]",
+                  "a route starts at the chosen departure (GB-R4, GB-R10)")
+            _need(len(rr) == len(rt) - 1, f"rroads[{p}]", f"{len(rr)} roads for a route of {len(rt)} intersections")
             for i, r in enumerate(rr):
                 a, b = m.roads[r]
-                assert {a, b} == {rt[i], rt[i + 1]}, f"seat {p}: marker {i} is not a road from the route end"
-            assert len(set(rr)) == len(rr), f"seat {p} used a road twice"  # GB-R16 (also when eliminated)
-            if self.elim[p] and len(set(rt)) != len(rt):
-                assert len(set(rt[:-1])) == len(rt) - 1 and rt[-1] in rt[:-1], "only the last marker may loop"
-            else:
-                assert len(set(rt)) == len(rt), f"seat {p} revisited an intersection without elimination"
-            for r in rr:
+                if not ((a == rt[i] and b == rt[i + 1]) or (b == rt[i] and a == rt[i + 1])):
+                    _need(False, f"rroads[{p}][{i}]",
+                          f"road {r} does not join route[{p}][{i}] and route[{p}][{i + 1}] (GB-R10)")
                 marks[r] |= 1 << p
-            # the sheet's passenger part replays from the route (GB-R24..GB-R33)
-            sh = new_sheet()
-            for q in (rt[1:-1] if (self.elim[p] and rt[-1] in rt[:-1]) else rt[1:]):
-                if m.code[q]:
-                    rules.reach(sh, m.code[q], m.star[q])
-            real = self.sheets[p]
-            for f in range(TZ):
-                assert sh[f] == real[f], f"seat {p}: sheet field {SHEET_FIELDS[f]} {real[f]} != replayed {sh[f]}"
-            assert 0 <= real[TZ] <= rules.tz_max
-            assert real[C0] in (0, 6, 10) and real[C1] in (0, 6, 10)
-            assert real[ELIM] == int(self.elim[p])
-            for i, c in enumerate(self.common):
-                thr = g.commons[c]
-                if real[C0 + i]:
-                    assert rules.counter(real, thr["counter"]) >= thr["threshold"], "objective scored too early"
-        assert marks == self.marks, "board markers differ from the routes"
-        # traffic replays from the board order of all markers (GB-R21)
-        counts = [0] * m.r
+            seen = set(rt)
+            if len(seen) == len(rt):
+                if self.elim[p]:  # GB-R17: eliminated with every road from the end already an own road
+                    _need(all(marks[r] >> p & 1 for _, r, _ in m.exits[rt[-1]]), f"elim[{p}]",
+                          "eliminated without returning to its route (GB-R19) or running out of roads (GB-R17)")
+            else:
+                _need(self.elim[p], f"route[{p}]", "revisits an intersection without elimination (GB-R19)")
+                _need(len(seen) == len(rt) - 1 and rt[-1] in rt[:-1], f"route[{p}]",
+                      "only the last marker, which eliminates, may return to the route (GB-R19)")
+        _need(marks == self.marks, "marks", "the board markers differ from the routes")
+        # every marker in board order: each seat's in route order; traffic replays from it (GB-R21)
+        R = m.r
+        mine: list[list[int]] = [[] for _ in range(n)]
+        counts = [0] * R
         traffic = [0] * n
+        black = m.black
         for x in self.log:
-            p, r = divmod(x, m.r)
-            traffic[p] += counts[r] + m.black[r]
+            p, r = divmod(x, R)
+            mine[p].append(r)
+            traffic[p] += counts[r] + black[r]
             counts[r] += 1
         for p in range(n):
-            assert self.sheets[p][TR] == min(rules.tr_max, traffic[p]), f"seat {p}: traffic mismatch"
-        assert len(self.log) == sum(len(r) for r in self.rroads)
-        assert len(set(self.used)) == len(self.used) <= g.rounds
-        # caches agree with the canonical state
+            _need(mine[p] == self.rroads[p], "log", f"seat {p}'s markers in the log differ from rroads[{p}]")
+        # --- score sheets: passengers and buildings replay from the route (GB-R24..GB-R34)
+        completed = nu if ph in (P_REVEAL, P_END) else (nu - 1 if ph == P_PLACE else 0)
+        first, later = g.comp["common_first_value"], g.comp["common_later_value"]
+        values = (0, first) if g.solo else (0, first, later)
+        for p in range(n):
+            rt, real = self.route[p], self.sheets[p]
+            sh = new_sheet()
+            for q in (rt[1:-1] if (self.elim[p] and rt and rt[-1] in rt[:-1]) else rt[1:]):
+                if m.code[q]:
+                    rules.reach(sh, m.code[q], m.star[q])
+            if sh[:TZ] != real[:TZ]:
+                f = next(f for f in range(TZ) if sh[f] != real[f])
+                _need(False, f"sheets[{p}][{f}]", f"{SHEET_FIELDS[f]} is {real[f]}, the route gives {sh[f]} "
+                      "(GB-R24..GB-R34)")
+            _need(real[TR] == min(rules.tr_max, traffic[p]), f"sheets[{p}][{TR}]",
+                  f"traffic {real[TR]}, the board order of the markers gives {min(rules.tr_max, traffic[p])} (GB-R21)")
+            _need(real[ELIM] == int(self.elim[p]), f"sheets[{p}][{ELIM}]", f"eliminated box differs from elim[{p}]")
+            for j in range(g.commons_in_play):
+                v = real[C0 + j]
+                _need(v in values, f"sheets[{p}][{C0 + j}]", f"common objective {j + 1} is worth one of {values} "
+                      "(GB-R36, GB-V4)")
+                if not v:
+                    continue
+                _need(j < len(self.common), f"sheets[{p}][{C0 + j}]", "scored before it is drawn")
+                idxs, thr = g.common_sum[self.common[j]]
+                _need(sum(real[i] for i in idxs) >= thr, f"sheets[{p}][{C0 + j}]",
+                      f"common objective {g.commons[self.common[j]]['name']!r} scored but not met (GB-R36)")
+        # --- common objectives (GB-R35, GB-R36): checked at every round end for non-eliminated seats
+        for j in range(g.commons_in_play):
+            vals = [self.sheets[p][C0 + j] for p in range(n)]
+            _need(self.claimed[j] == any(vals), f"claimed[{j}]",
+                  "claimed exactly when a player has scored the objective (GB-R36)")
+            if self.claimed[j]:
+                _need(completed >= 1, f"claimed[{j}]", "objectives are checked at the end of a round (GB-R35)")
+                _need(max(vals) == first, f"claimed[{j}]",
+                      f"the first players to meet an objective score {first} (GB-R36)")
+            if ph in (P_REVEAL, P_END) and completed and j < len(self.common):
+                idxs, thr = g.common_sum[self.common[j]]
+                for p in alive:
+                    met = sum(self.sheets[p][i] for i in idxs) >= thr
+                    _need(met == bool(vals[p]), f"sheets[{p}][{C0 + j}]",
+                          f"common objective {g.commons[self.common[j]]['name']!r} {'met' if met else 'not met'} "
+                          f"at the end of the round but {'not ' if met else ''}scored (GB-R35)")
+        if ph != P_PLACE:
+            return
+        # --- the turn in progress (GB-R7, GB-R8, GB-R11..GB-R14, GB-R22)
+        order, cur = self.order, self.cur
+        rot = g.rotation[n][self.inspector]
+        _need(bool(order) and order[0] == self.inspector and [p for p in rot if p in order] == order, "order",
+              f"{order}: the non-eliminated seats clockwise from the inspector {self.inspector} (GB-R8)")
+        for p in range(n):
+            _need(p in order or self.elim[p], "order", f"seat {p} is neither in the turn order nor eliminated (GB-R8)")
+        _need(self.opos < len(order) and order[self.opos] == cur, "cur",
+              f"{cur}: the seat at position opos={self.opos} of the turn order {order}")
+        for p in order[self.opos:]:
+            _need(not self.elim[p], f"elim[{p}]", "a seat still to act this round (or acting) is not eliminated")
+        steps = g.ticket_shape[self.sheet_type[cur]][self.used[-1]][1]
+        rr = self.rroads[cur]
+        if not self.extra:
+            _need(self.k < len(steps), "k", f"{self.k}: the shape {steps} has {len(steps)} markers")
+            _need(self.k <= len(rr), "k", f"{self.k} markers placed this turn, {len(rr)} in the route")
+            want = self._dir_of(cur, len(rr) - 1) if self.k else -1
+            _need(self.prev == want, "prev", f"{self.prev}: the direction of the previous marker of this turn is "
+                  f"{want} (GB-R13)")
+        else:  # GB-R22: all shape markers placed, then extras while they end on green lights
+            _need(self.k == len(steps), "k", f"{self.k}: a green-light extra follows all {len(steps)} shape markers")
+            rt = self.route[cur]
+            ok = False
+            for x in range(len(rr) - len(steps) + 1):  # x extras placed already
+                j = len(rr) - 1 - x  # the last shape marker
+                if not m.green[rt[j + 1]]:
+                    break
+                if self.prev == self._dir_of(cur, j):
+                    ok = True
+                    break
+            _need(ok, "extra", "a green-light extra needs the shape and every extra so far to end on green lights, "
+                  f"and prev={self.prev} the direction of the last shape marker (GB-R22)")
+
+    def check_invariants(self) -> None:
+        """The canonical fields (``_check_fields``), a marker to place in phase 'place', the caches
+        (visited intersections, observation buffers: equal to a rebuild from the saved fields) and
+        the scores."""
+        self._check_fields()
+        g = self.game
+        m = g.map
+        rules = g.rules
+        n = self.num_players
         for p in range(n):
             assert bytes(self.visl[p]) == bytes(1 if q in set(self.route[p]) else 0 for q in range(m.n))
             assert np.array_equal(self.obuf[p, g.off_vis:g.off_vis + m.n],
@@ -1264,10 +1560,11 @@ class GetOnBoardState(State):
             b = g.off_sf
             assert self.obuf[p, b + g.sf_len - 1] == np.float32(tot * 0.01)
             assert np.array_equal(self.obuf[p, b:b + SHEET_LEN], np.asarray(self.sheets[p], np.float32) * g.sf_scale)
-        if self.ph == P_PLACE:
-            assert self.cur >= 0 and not self.elim[self.cur] and self._effective() & 15, "a marker must be placeable"
+        if self.ph == P_PLACE:  # GB-R11, GB-R18: a turn with no legal marker has ended by itself
+            _need(self._effective() & 15, "cur", f"seat {self.cur} has no legal marker to place (GB-R11)")
         # the incremental observation buffers equal a rebuild from scratch
-        fresh = g._state_from_dict(self._to_dict())
+        fresh = g._build(dict(self._to_dict(), num_players=n))
+        fresh._finish_load()
         assert np.array_equal(fresh.obuf, self.obuf), "incremental observation differs from a rebuild"
         sc = self.scores()
         for p in range(n):

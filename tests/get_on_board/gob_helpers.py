@@ -54,35 +54,51 @@ def legal_dirs(st: GetOnBoardState) -> str:
 
 
 def force_route(st: GetOnBoardState, p: int, path: list[int], **sheet) -> GetOnBoardState:
-    """Return a copy of ``st`` where seat p's route is ``path`` (intersection ids, starting at its
-    departure), as if played earlier: markers on the board, passengers replayed, traffic counted;
-    ``sheet`` overrides sheet fields by index name (e.g. TZ=5)."""
+    """Return a copy of ``st`` where seat p's route is ``path`` (intersection ids from its departure,
+    extending the route it has), as if played earlier: the new markers go on the board after all
+    others, passengers replay, traffic is counted; a path whose last intersection is already on it
+    eliminates the seat (GB-R19). ``sheet`` overrides sheet fields by index name (e.g. TZ=5). The
+    copy is loaded through ``state_from_dict``, so it must be a consistent position."""
     from boardzoo.envs.get_on_board import rules as R
     g = st.game
     m = g.map
     d = st.to_dict()
     nodes = [m.idx[i] for i in path]
-    assert nodes[0] == d["route"][p][0], "a route starts at the departure"
+    have = d["route"][p]
+    assert have and nodes[:len(have)] == have, "the path extends the seat's route (from its departure)"
     roads = []
     for a, b in zip(nodes, nodes[1:]):
         dirs = [k for k in range(4) if m.nb_node[a][k] == b]
         assert dirs, f"no road {m.ids[a]}-{m.ids[b]}"
         roads.append(m.nb_road[a][dirs[0]])
+    loop = nodes[-1] in nodes[:-1]
     sh = new_sheet()
-    for q in nodes[1:]:
+    for q in nodes[1:-1] if loop else nodes[1:]:
         if m.code[q]:
             g.rules.reach(sh, m.code[q], m.star[q])
+    old = d["sheets"][p]
+    sh[TZ], sh[TR], sh[R.C0], sh[R.C1] = old[TZ], old[TR], old[R.C0], old[R.C1]
     counts = [bin(x).count("1") for x in d["marks"]]
-    for r in roads:
+    for r in roads[len(have) - 1:]:
         sh[TR] = min(g.rules.tr_max, sh[TR] + counts[r] + m.black[r])
         d["marks"][r] |= 1 << p
         d["log"].append(p * m.r + r)
+    if loop:
+        d["elim"][p] = True
+        sh[R.ELIM] = 1
     for k, v in sheet.items():
         sh[getattr(R, k)] = v
     d["route"][p] = nodes
     d["rroads"][p] = roads
     d["sheets"][p] = sh
     return g.state_from_dict(json.loads(json.dumps(d)))
+
+
+# Routes collecting five grandmas (common objective 1), as intersection ids.
+FIVE_GRANDMAS_FROM_23 = [23, 33, 32, 42, 52, 62, 63, 64, 74, 84, 85, 86]  # 33, 62, 63's office bonus, 64, 86
+FIVE_GRANDMAS_FROM_61 = [61, 62, 52, 42, 32, 33, 43, 44, 54, 64, 65, 75, 76, 86]  # 62, 32's bonus, 33, 64, 86
+# Seat 2's departure #5 (97): a worker (87), a grandma (86), a tourist (96), back to 97: eliminated (GB-R19).
+LOOP_FROM_97 = [97, 87, 86, 96, 97]
 
 
 def finish_round(st: GetOnBoardState, prefer: str | None = "NESW") -> GetOnBoardState:
@@ -120,4 +136,5 @@ def tiny_map(tmp_path: Path) -> str:
 
 
 __all__ = ["DIRS", "start", "go", "ids", "legal_dirs", "force_route", "finish_round", "tiny_map",
+           "FIVE_GRANDMAS_FROM_23", "FIVE_GRANDMAS_FROM_61", "LOOP_FROM_97",
            "P_DEPART", "P_END", "P_PLACE", "P_REVEAL", "TZ", "TR"]

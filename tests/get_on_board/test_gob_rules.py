@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from gob_helpers import (DIRS, P_END, P_PLACE, P_REVEAL, TR, TZ, finish_round, force_route, go, ids, legal_dirs,
-                         start, tiny_map)
+from gob_helpers import (DIRS, FIVE_GRANDMAS_FROM_23, FIVE_GRANDMAS_FROM_61, LOOP_FROM_97, P_END, P_PLACE, P_REVEAL,
+                         TR, TZ, finish_round, force_route, go, ids, legal_dirs, start, tiny_map)
 
 from boardzoo.envs import ConfigError, make_game
 from boardzoo.envs.get_on_board.rules import (B0, B1, BS0, BS1, BS2, C0, C1, GR, IN, ND, NL, OSTAR, SC, SD, SL,
@@ -124,10 +124,8 @@ def test_GB_R8_clockwise_from_inspector_all_markers_then_next():
     st.apply_action(DIRS["N"])
     assert st.cur == 2  # still P2: F2 has two markers
     finish_round(st)
-    d = start(n=3, inspector=1).to_dict()
-    d["elim"][2] = True
-    d["sheets"][2][-1] = 1
-    s2 = make_game("get_on_board_v0").state_from_dict(d)
+    s2 = force_route(start(n=3, inspector=1), 2, LOOP_FROM_97)
+    assert s2.elim[2]
     s2.apply_action(5)
     assert s2.order == [1, 0]
 
@@ -137,10 +135,7 @@ def test_GB_R9_inspector_passes_clockwise_skipping_eliminated():
     st.apply_action(4)
     finish_round(st)
     assert st.ph == P_REVEAL and st.inspector == 2
-    d = start(n=3, inspector=1).to_dict()
-    d["elim"][2] = True
-    d["sheets"][2][-1] = 1
-    s2 = make_game("get_on_board_v0").state_from_dict(d)
+    s2 = force_route(start(n=3, inspector=1), 2, LOOP_FROM_97)
     s2.apply_action(4)
     finish_round(s2)
     assert s2.inspector == 0
@@ -313,9 +308,12 @@ def test_GB_R21_traffic_from_other_markers_and_black_roads():
     st.apply_action(4)
     go(st, "E")
     assert st.sheets[0][TR] == 2
-    st = force_route(start(), 0, [23, 33, 43], TR=19)
-    st.apply_action(4)
-    go(st, "E")
+    # P1 went first over 16 roads (10 black) that P0 then follows: 18 boxes for P0 so far
+    st = force_route(start(n=2), 1, [61, 62, 52, 53, 63, 73, 83, 93, 94, 84, 74, 64, 54, 44, 43, 33, 23])
+    st = force_route(st, 0, [23, 33, 43, 44, 54, 64, 74, 84, 94, 93, 83, 73])
+    assert st.sheets[0][TR] == 18
+    st.apply_action(4)  # S1
+    go(st, "N")  # 73-63: black and P1's marker, 2 more boxes
     assert st.sheets[0][TR] == 19  # boxes beyond the 19th are ignored
 
 
@@ -482,20 +480,10 @@ def test_GB_R34_no_row_left():
 
 
 # ---------------------------------------------------------------- objectives
-def _with_sheet(st, p, **fields):
-    d = st.to_dict()
-    import boardzoo.envs.get_on_board.rules as R
-    for k, v in fields.items():
-        d["sheets"][p][getattr(R, k)] = v
-    return st.game.state_from_dict(d)
-
-
 def test_GB_R35_common_objectives_checked_at_round_end_not_for_eliminated():
-    st = _with_sheet(start(n=2, commons=(0, 1), inspector=1), 0, GR=5)
-    st = _with_sheet(st, 1, GR=5, ELIM=1)
-    d = st.to_dict()
-    d["elim"][1] = True
-    st = st.game.state_from_dict(d)
+    st = force_route(start(n=2, commons=(0, 1)), 0, FIVE_GRANDMAS_FROM_23)
+    st = force_route(st, 1, FIVE_GRANDMAS_FROM_61 + [85, 75])  # five grandmas, then a loop: eliminated
+    assert st.sheets[1][GR] == 5 and st.elim[1]
     st.apply_action(4)
     assert st.cur == 0 and st.sheets[0][C0] == 0  # not before the round ends
     finish_round(st)
@@ -503,13 +491,16 @@ def test_GB_R35_common_objectives_checked_at_round_end_not_for_eliminated():
 
 
 def test_GB_R36_first_round_ten_later_six():
-    st = _with_sheet(start(n=3, commons=(0, 1)), 0, GR=5)
-    st = _with_sheet(st, 1, GR=5)
+    st = force_route(start(n=3, commons=(0, 1)), 0, FIVE_GRANDMAS_FROM_23)
+    st = force_route(st, 1, FIVE_GRANDMAS_FROM_61)
     st.apply_action(4)
     finish_round(st)
     assert [s[C0] for s in st.sheets] == [10, 10, 0]  # same first round: both 10
-    st = _with_sheet(st, 2, GR=6, ST=5)
-    st.apply_action(5)
+    assert ids(st, 2) == [97, 87, 86]
+    st.apply_action(5)  # round 2: P1 (inspector) acts first, then P2, whose route by then holds five
+    # grandmas (86, 64, 33, 62 and the bonus of office 32 for the worker 87) and five students (75, 44, 31, 51, 72)
+    st = force_route(st, 2, [97, 87, 86, 76, 75, 65, 64, 54, 44, 43, 33, 32, 31, 41, 51, 52, 62, 72])
+    assert st.sheets[2][GR] >= 5 and st.sheets[2][ST] + st.sheets[2][IN] >= 5
     finish_round(st)
     assert st.sheets[2][C0] == 6 and st.sheets[2][C1] == 10
     assert st.sheets[0][C0] == 10  # scored at most once
@@ -523,7 +514,7 @@ def test_GB_R37_personal_objective():
                      [23, 13, 12, 22, 32, 42, 43, 44, 45, 55, 65, 75, 85, 84, 83, 82, 92])
     assert st.personal_met(0)
     d = st.to_dict()
-    d["ph"] = P_END
+    d["ph"], d["used"] = P_END, list(range(1, 13))  # the same route at the end of the game
     end = st.game.state_from_dict(d)
     assert end.breakdown(0)["personal"] == 10
     assert st.breakdown(0)["personal"] == 0  # counted only at the end
@@ -581,15 +572,13 @@ def test_GB_R42_total_is_the_sum_of_all_zones():
 
 
 def test_GB_R43_highest_non_eliminated_wins_ties_shared():
-    st = start(n=3)
+    st = force_route(start(n=3), 0, [23, 33])  # a grandma: 1 point
+    st = force_route(st, 1, [61, 62])  # a grandma: 1 point
+    st = force_route(st, 2, LOOP_FROM_97)  # a grandma, a worker, a tourist, then eliminated (GB-R19)
     d = st.to_dict()
-    d["ph"] = P_END
-    d["sheets"][0][GR] = 3
-    d["sheets"][1][GR] = 3
-    d["sheets"][2][GR] = 8
-    d["sheets"][2][-1] = 1
-    d["elim"][2] = True
+    d["ph"], d["used"] = P_END, list(range(1, 13))
     end = st.game.state_from_dict(d)
+    assert end.game.rules.total(end.sheets[2], True) > 1 and end.scores() == [1, 1, 0]
     assert end.winners() == [0, 1]
     assert end.returns() == [0.0, 0.0, -1.0]
 
@@ -671,21 +660,21 @@ def test_GB_V4_solo_practice():
     g = make_game("get_on_board_v0", solo_practice=True)
     st = g.new_initial_state(1)
     assert st.num_players == 1
-    s = start(n=1, commons=(0, 1))
-    s = _with_sheet(s, 0, GR=5)
+    s = force_route(start(n=1, commons=(0, 1)), 0, FIVE_GRANDMAS_FROM_23)
     s.apply_action(4)
     finish_round(s)
     assert s.sheets[0][C0] == 10
     # with solo_practice the common objectives are always worth 10, even when claimed earlier
-    st = _with_sheet(start(n=2, commons=(0, 1), solo_practice=True), 0, GR=5)
+    st = force_route(start(n=2, commons=(0, 1), solo_practice=True), 0, FIVE_GRANDMAS_FROM_23)
     st.apply_action(4)
     finish_round(st)
-    st = _with_sheet(st, 1, GR=5)
-    st.apply_action(5)
+    assert st.sheets[0][C0] == 10 and ids(st, 1) == [61, 51, 41, 31]
+    st.apply_action(5)  # round 2: P1 (inspector) acts first, its route by then with a fifth grandma
+    st = force_route(st, 1, [61, 51, 41, 31, 21, 22, 23, 33, 32, 42, 52, 62, 63, 64])
     finish_round(st)
     assert st.sheets[1][C0] == 10
     d = s.to_dict()
-    d["ph"] = P_END
+    d["ph"], d["used"] = P_END, d["used"] + [t for t in range(1, 13) if t not in d["used"]]
     assert s.game.state_from_dict(d).returns() == [pytest.approx(s.game.state_from_dict(d).scores()[0] * 0.01)]
 
 
