@@ -7,7 +7,7 @@ or ``boardzoo.envs.make("downforce_v0", num_players=4)``; ``boardzoo.envs.names(
 """
 from __future__ import annotations
 
-from .core.game import CHANCE, TERMINAL, BoardZooError, ConfigError, IllegalActionError
+from .core.game import CHANCE, TERMINAL, BoardZooError, ConfigError, IllegalActionError, StateError
 from .core.registry import game_class, make, make_game, names, register
 
 register("hidden_castle_v0", "boardzoo.envs.hidden_castle.rules:HiddenCastleGame")
@@ -16,5 +16,5 @@ register("hydropolis_v0", "boardzoo.envs.hydropolis.rules:HydropolisGame")
 register("voll_verplant_v0", "boardzoo.envs.voll_verplant.rules:VollVerplantGame")
 register("get_on_board_v0", "boardzoo.envs.get_on_board.rules:GetOnBoardGame")
 
-__all__ = ["CHANCE", "TERMINAL", "BoardZooError", "ConfigError", "IllegalActionError",
+__all__ = ["CHANCE", "TERMINAL", "BoardZooError", "ConfigError", "IllegalActionError", "StateError",
            "game_class", "make", "make_game", "names", "register"]
