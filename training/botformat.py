@@ -439,10 +439,12 @@ def _check_env(card: dict, where: str, env_id: str | None, options: dict | None,
     if card["observation_layout"] != want_layout:
         have = [(b["name"], b["offset"], b["length"]) for b in card["observation_layout"]]
         now = [(b["name"], b["offset"], b["length"]) for b in want_layout]
+        i = next(k for k in range(max(len(have), len(now))) if k >= min(len(have), len(now)) or have[k] != now[k])
         raise CheckpointError(
-            f"{where}: field 'observation_layout' {have} differs from the installed {bot_env}'s {now}; if the "
-            f"encoder itself is unchanged (only blocks were named), refresh the card with "
-            f"boardzoo export {Path(where).parent} --refresh-layout; otherwise retrain")
+            f"{where}: field 'observation_layout' ({len(have)} blocks) differs from the installed {bot_env}'s "
+            f"({len(now)} blocks) from block {i} on: card {have[i] if i < len(have) else None}, installed "
+            f"{now[i] if i < len(now) else None}; if the encoder itself is unchanged (blocks were only named or "
+            f"split), refresh the card with boardzoo export {Path(where).parent} --refresh-layout; otherwise retrain")
     if options is None:
         return trained
     try:

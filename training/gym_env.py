@@ -9,6 +9,18 @@ sampling and of its entropy (sb3-contrib's MaskableCategorical).
 
 Opponents that read the rules state get a ``resample_hidden`` view (``core.bots.choose``), so
 nobody cheats. Rewards come at the end only: ``returns()`` (reward="win") or ``score_returns()``.
+
+Checkers and vector envs:
+
+- ``illegal="raise"`` (default) lets the rules' ``IllegalActionError`` propagate;
+  ``illegal="penalize"`` ends the game with reward -1 (info ``illegal_action``), as PettingZoo
+  classic does, so Gymnasium's and SB3's ``check_env`` (which step unmasked random actions) pass.
+- The observation ``Box`` takes the game's declared bounds (``Game.observation_bounds()``,
+  :func:`observation_box`) where the game declares them, else ``(-inf, inf)``.
+- The mask is also in every ``info["action_mask"]``. Under a Gymnasium vector env's autoreset,
+  ``autoreset_mode=SAME_STEP`` hands out the new game's observation and mask at once; with the
+  default ``NEXT_STEP`` the step after a finished game is ignored by the reset, and the mask
+  between the two is all ones (any action, none is played), never all zeros.
 """
 from __future__ import annotations
 
@@ -17,9 +29,9 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from boardzoo.envs import make_game
+from boardzoo.envs import BoardZooError, ConfigError, IllegalActionError, make_game
 from boardzoo.envs.core.bots import RandomBot, choose
-from boardzoo.envs.core.game import CHANCE, TERMINAL
+from boardzoo.envs.core.game import CHANCE, TERMINAL, as_action
 
 from .policy import NumpyPolicy, PolicyBot
 
@@ -61,6 +73,18 @@ class OpponentPool:
         return PolicyBot(pol, sample=True, seed=seed, name="snapshot")
 
 
+def observation_box(game: Any) -> tuple[Any, Any]:
+    """``(low, high)`` of a game's observation: ``game.observation_bounds()`` when the game declares
+    it (two float32 arrays or scalars), else ``(-inf, inf)``."""
+    declared = getattr(game, "observation_bounds", None)
+    if callable(declared):
+        low, high = declared()
+        n = game.observation_size
+        return (np.broadcast_to(np.asarray(low, np.float32), (n,)).copy(),
+                np.broadcast_to(np.asarray(high, np.float32), (n,)).copy())
+    return -np.inf, np.inf
+
+
 class SelfPlayEnv(gym.Env):
     """Single-agent view of ``env_id`` for MaskablePPO (see module docstring).
 
@@ -71,13 +95,22 @@ class SelfPlayEnv(gym.Env):
         reward: ``"win"`` or ``"score"``.
         pool: the opponent pool (default: half heuristic, half random).
         seed: seeds the env's generator (seats, opponents, chance).
+        illegal: ``"raise"`` (default) or ``"penalize"`` (the game ends, reward -1).
+        render_mode: ``"ansi"`` (``render()`` returns the text) or ``"human"`` (prints it).
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi", "human"]}
 
     def __init__(self, env_id: str, num_players: list[int] | None = None, options: dict | None = None,
-                 reward: str = "win", pool: OpponentPool | None = None, seed: int | None = None):
+                 reward: str = "win", pool: OpponentPool | None = None, seed: int | None = None,
+                 illegal: str = "raise", render_mode: str | None = None):
         super().__init__()
+        if illegal not in ("raise", "penalize"):
+            raise ConfigError(f"illegal={illegal!r} is not one of ['raise', 'penalize']")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ConfigError(f"render_mode={render_mode!r} is not one of {self.metadata['render_modes']}")
+        self.illegal = illegal
+        self.render_mode = render_mode
         self.env_id = env_id
         self.game = make_game(env_id, **(options or {}))
         self.players = list(num_players) if num_players else [type(self.game).default_players]
@@ -86,12 +119,14 @@ class SelfPlayEnv(gym.Env):
         self.reward_mode = reward
         self.pool = pool if pool is not None else OpponentPool(self.game)
         n_obs, n_act = self.game.observation_size, self.game.num_actions
-        self.observation_space = gym.spaces.Box(-np.inf, np.inf, (n_obs,), np.float32)
+        low, high = observation_box(self.game)
+        self.observation_space = gym.spaces.Box(low, high, (n_obs,), np.float32)
         self.action_space = gym.spaces.Discrete(n_act)
         self._init_seed = seed
         self.state = None
         self.seat = 0
         self.opponents: list[Any] = []
+        self._over = False
         self._zero_obs = np.zeros(n_obs, np.float32)
 
     # -- pool plumbing (called through VecEnv.env_method) ------------------
@@ -113,24 +148,42 @@ class SelfPlayEnv(gym.Env):
             self.opponents = [None if s == self.seat else self.pool.draw(s, rng) for s in range(n)]
             self._advance()
             if not self.state.is_terminal():  # a game that ends before the learner moves is skipped
-                return self.state.observation(self.seat), {"seat": self.seat, "num_players": n}
+                self._over = False
+                return self._obs(), {"seat": self.seat, "num_players": n, "action_mask": self.action_masks()}
 
     def action_masks(self) -> np.ndarray:
+        """The learner's legal actions; after a finished game (before the reset) all ones, see the module docstring."""
+        if self.state is None or self._over:
+            return np.ones(self.action_space.n, dtype=bool)
         return self.state.legal_mask().astype(bool)
 
     def step(self, action: int):
         st = self.state
-        st.apply_action(int(action))
+        if st is None or self._over:
+            raise BoardZooError(f"{self.env_id}: call reset() before step() (and after a game ended)")
+        a = as_action(action)
+        if a.__class__ is not int or not 0 <= a < self.action_space.n or not st.legal_mask()[a]:
+            if self.illegal == "raise":
+                raise IllegalActionError(a, st.phase(), st.legal_actions())
+            self._over = True
+            return self._final_obs(), -1.0, True, False, {"seat": self.seat, "win": 0.0, "illegal_action": a,
+                                                         "action_mask": self.action_masks()}
+        st.apply_action(a)
         self._advance()
         if st.is_terminal():
+            self._over = True
             r = st.score_returns() if self.reward_mode == "score" else st.returns()
-            info = {"seat": self.seat, "win": float(self.seat in st.winners()) / max(1, len(st.winners()))}
+            info = {"seat": self.seat, "win": float(self.seat in st.winners()) / max(1, len(st.winners())),
+                    "action_mask": self.action_masks()}
             return self._final_obs(), float(r[self.seat]), True, False, info
-        return st.observation(self.seat), 0.0, False, False, {}
+        return self._obs(), 0.0, False, False, {"action_mask": self.action_masks()}
+
+    def _obs(self) -> np.ndarray:
+        return np.asarray(self.state.observation(self.seat), dtype=np.float32)
 
     def _final_obs(self) -> np.ndarray:
         try:
-            return self.state.observation(self.seat)
+            return self._obs()
         except Exception:  # some games may not encode a finished state
             return self._zero_obs
 
@@ -146,5 +199,8 @@ class SelfPlayEnv(gym.Env):
             else:
                 st.apply_action(choose(self.opponents[p], st, p, rng))
 
-    def render(self) -> str:
+    def render(self) -> str | None:
+        if self.render_mode == "human":
+            print(str(self.state), flush=True)
+            return None
         return str(self.state)

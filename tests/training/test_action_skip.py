@@ -1,6 +1,6 @@
 """The action-feature skip (``net.action_skip``): games that put one feature per action into their
 observation (``Game.action_feature_offset``) get ``logits = mlp(obs) + gain * features``, the same in
-the SB3 policy, the numpy copy the opponent pool plays, and the exported TorchScript/ONNX bot."""
+the SB3 policy, the numpy copy the opponent pool plays, and the exported bot (torch module, ONNX)."""
 from __future__ import annotations
 
 import json
@@ -57,7 +57,9 @@ def test_skip_policy_numpy_copy_and_export_agree(skip_run, tmp_path):
     assert skip is not None and skip[0] == game.action_feature_offset and len(skip[1]) == game.num_actions
     npol = NumpyPolicy(params, "tanh")
     out = export_run(skip_run, out=tmp_path / "bot", which="last", progress=False, log=lambda s: None)
-    assert json.loads((out / "card.json").read_text())["net"]["action_skip"] == 10.0
+    card = json.loads((out / "card.json").read_text())
+    assert card["training"]["net"]["action_skip"] == 10.0
+    assert card["architecture"]["action_skip"] == {"offset": game.action_feature_offset}
     bot = load_bot(out, env_id="hydropolis_v0")
     checked = 0
     for obs, mask in _decisions(game):

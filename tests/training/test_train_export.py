@@ -1,5 +1,5 @@
 """A tiny training run end to end: train, resume, export, reload; the exported bot matches the
-in-memory policy; loading errors are clear."""
+in-memory policy; loading errors are clear (more in test_bot_format.py)."""
 from __future__ import annotations
 
 import csv
@@ -52,7 +52,10 @@ def test_exported_bot_matches_in_memory_policy(tiny_run, tmp_path):
     assert card["env_id"] == "tinynim_v0" and card["version"] == 0
     assert card["observation_shape"] == [make_game("tinynim_v0").observation_size]
     assert card["training"]["steps"] >= 512 and "boardzoo train" in card["reproduce"]
-    assert (out / "policy.pt").stat().st_size < 5_000_000
+    assert (out / "weights.safetensors").stat().st_size < 5_000_000 and not (out / "policy.pt").exists()
+    assert card["format"] == "boardzoo-bot" and card["architecture"]["hidden"] == [32, 32]
+    assert card["observation_layout"] == [{"name": n, "offset": o, "length": k}
+                                          for n, o, k in make_game("tinynim_v0").observation_layout()]
     model = MaskablePPO.load(tiny_run / "model.zip", device="cpu")
     module, _ = load_policy(out, env_id="tinynim_v0")
     bot = load_bot(out, env_id="tinynim_v0")
@@ -118,28 +121,28 @@ def test_loading_errors_are_clear(tiny_games, tmp_path):
         load_bot(old, env_id="tinynim_v0")
     # shapes that do not fit the game (e.g. other options)
     bad = tmp_path / "shape"
-    write_policy(_random_params(claim, rng), "tanh", _card(claim, env_id="tinynim_v0", num_actions=2,
-                                                           observation_shape=[4]), bad, onnx=False)
-    with pytest.raises(CheckpointError, match="expects observations of shape"):
+    write_policy(_random_params(claim, rng), "tanh", _card(claim, env_id="tinynim_v0", num_actions=claim.num_actions,
+                                                           observation_shape=[claim.observation_size]), bad, onnx=False)
+    with pytest.raises(CheckpointError, match="field 'observation_shape': the bot reads 4 values"):
         load_bot(bad, env_id="tinynim_v0")
-    # a damaged file: hash mismatch with the card, and garbage without a card
+    # a damaged file: hash mismatch with the card, and a folder without a card
     dmg = tmp_path / "damaged"
     shutil.copytree(good, dmg)
-    data = (dmg / "policy.pt").read_bytes()
-    (dmg / "policy.pt").write_bytes(data[: len(data) // 2])
+    data = (dmg / "weights.safetensors").read_bytes()
+    (dmg / "weights.safetensors").write_bytes(data[: len(data) // 2])
     with pytest.raises(CheckpointError, match="damaged"):
         load_bot(dmg, env_id="tinynim_v0")
     (dmg / "card.json").unlink()
-    with pytest.raises(CheckpointError, match="damaged or not a TorchScript"):
+    with pytest.raises(CheckpointError, match="card.json is missing"):
         load_bot(dmg, env_id="tinynim_v0")
     (dmg / "card.json").write_text("{not json")
     with pytest.raises(CheckpointError, match="card.json is damaged"):
         load_bot(dmg, env_id="tinynim_v0")
-    # a TorchScript file that is not a BoardZoo policy
+    # a card that is not a bot card
     other = tmp_path / "other"
     other.mkdir()
-    torch.jit.script(torch.nn.Linear(2, 2)).save(str(other / "policy.pt"))
-    with pytest.raises(CheckpointError, match="not a BoardZoo policy"):
+    (other / "card.json").write_text('{"hello": 1}')
+    with pytest.raises(CheckpointError, match="field 'format' is missing"):
         load_bot(other)
     # nothing there / no shipped bot
     with pytest.raises(CheckpointError, match="no exported bot"):
@@ -149,7 +152,7 @@ def test_loading_errors_are_clear(tiny_games, tmp_path):
 
 
 def test_pickle_is_never_used(tiny_games, tmp_path, monkeypatch):
-    """Loading goes through torch.jit.load only: torch.load / pickle are never called."""
+    """Loading reads data only: torch.load, torch.jit.load and pickle are never called."""
     import pickle
 
     nim = make_game("tinynim_v0")
@@ -159,6 +162,7 @@ def test_pickle_is_never_used(tiny_games, tmp_path, monkeypatch):
         raise AssertionError("unpickling during load")
 
     monkeypatch.setattr(torch, "load", forbidden)
+    monkeypatch.setattr(torch.jit, "load", forbidden)
     monkeypatch.setattr(pickle, "load", forbidden)
     monkeypatch.setattr(pickle, "loads", forbidden)
     bot = load_bot(tmp_path, env_id="tinynim_v0")
