@@ -309,6 +309,22 @@ def test_wrong_env_version_and_layout(bot, tiny_games):
         load_bot(bot)
 
 
+def test_refresh_layout_only_when_the_encoder_is_the_same(bot, tiny_games):
+    from boardzoo.training.cli import main
+
+    good = json.loads((bot / CARD).read_text())
+    n = good["observation_shape"][0]
+    _set_card(bot, dict(good, observation_layout=[{"name": "a", "offset": 0, "length": 5},
+                                                  {"name": "b", "offset": 5, "length": n - 5}]))
+    with pytest.raises(CheckpointError, match="observation_layout"):
+        load_bot(bot)
+    assert main(["export", str(bot), "--refresh-layout"]) == 0
+    assert json.loads((bot / CARD).read_text())["observation_layout"] == good["observation_layout"]
+    load_bot(bot)
+    _set_card(bot, dict(good, version=3))
+    assert main(["export", str(bot), "--refresh-layout"]) == 2      # another version: retrain, not refresh
+
+
 def test_wrong_env_options_are_named(bot, tiny_games):
     with pytest.raises(CheckpointError, match=r"trained with max_pile=15; the env has max_pile=6.*set max_pile=15"):
         load_bot(bot, options={"max_pile": 6})
