@@ -56,6 +56,33 @@ BLOCK = 161
 
 OBS_SIZE = HEADER + MAX_PLAYERS * BLOCK  # 1114
 
+# named blocks, in offset order (the layout table of RULES.md and Game.observation_layout())
+HEADER_BLOCKS = (("card_type", H_TYPE), ("card_value", H_VALUE), ("card_shuffle", H_SHUFFLE),
+                 ("unseen_cards", H_DECK), ("progress", H_PROGRESS), ("num_players", H_PLAYERS),
+                 ("deciding", H_DECIDING), ("first_bonus_struck", H_FIRST_GONE), ("map_lines", H_STATIC),
+                 ("map_stations", H_STATION))
+SEAT_BLOCKS = (("marked", P_MARK), ("transfer_numbers", P_NUM), ("windows_used", P_WUSED),
+               ("first_bonus", P_FIRST), ("other_bonus", P_OTHER), ("points", P_SCORE),
+               ("empty_stations", P_EMPTY), ("present", P_PRESENT))
+SEAT_SLOTS = ("me",) + tuple(f"next{i}" for i in range(1, MAX_PLAYERS))
+"""Seat slots: the observer, then the k-th seat after it in turn order."""
+
+
+def _spans(blocks, end: int) -> list[tuple[str, int, int]]:
+    offs = [o for _, o in blocks] + [end]
+    return [(name, o, offs[i + 1] - o) for i, (name, o) in enumerate(blocks)]
+
+
+def layout() -> list[tuple[str, int, int]]:
+    """``[(name, offset, length), ...]``: the header blocks, then every seat slot's blocks
+    (``me.marked``, ..., ``next5.present``); the same for every option set and map."""
+    out = _spans(HEADER_BLOCKS, HEADER)
+    for slot, name in enumerate(SEAT_SLOTS):
+        base = HEADER + slot * BLOCK
+        out += [(f"{name}.{b}", base + o, ln) for b, o, ln in _spans(SEAT_BLOCKS, BLOCK)]
+    return out
+
+
 HIDDEN_IN_BLOCK = np.r_[0:P_FIRST, P_SCORE, P_EMPTY]
 """Block entries an opponent's sheet hides when observe_opponent_sheets is False."""
 

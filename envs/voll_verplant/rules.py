@@ -22,7 +22,8 @@ from typing import Any, Callable
 import numpy as np
 
 from ..core.bots import HeuristicBot
-from ..core.game import CHANCE, TERMINAL, Game, Option, State
+from ..core.game import CHANCE, TERMINAL, Game, Option, State, as_action
+from ..core.schema import Bool, Dict, Int, List, Map, Spec, Str, Tuple
 from . import encoder as E
 from .components import (EXPRESS, FREE, MAX_LINES, MAX_PLAYERS, MAX_STATIONS, NUMBER, TRANSFER, load_deck,
                          load_map)
@@ -100,6 +101,17 @@ class VollVerplantGame(Game):
                        for n in range(1, self.max_players + 1)}
         self._hide = not self.observe_others
         self._templates: dict[int, VollVerplantState] = {}
+        # saved states: the window code each card kind writes (VV-R11/R18; None = free ride, no
+        # window), and how long a game can be (free rides between window turns, VV-R21)
+        self.kind_code = [None if t == FREE else (W_TRANSFER if t == TRANSFER else (v if t == NUMBER else 10 + v))
+                          for t, v in zip(d.kind_type, d.kind_value)]
+        self.codes = sorted({c for c in self.kind_code if c is not None})
+        self.free_per_cycle = sum(c for c, t in zip(d.kind_count, d.kind_type) if t == FREE)
+        # every reshuffle follows a window turn unless a free ride carries the shuffle symbol
+        self.free_shuffles = any(sh and t == FREE for sh, t in zip(d.kind_shuffle, d.kind_type))
+        W = m.total_windows
+        self.max_turn = 10 ** 6 if self.free_shuffles else W + self.free_per_cycle * (W + 1)
+        self._schemas: dict[int, Spec] = {}
 
     # ---------------------------------------------------------------- api
     def new_initial_state(self, num_players: int) -> "VollVerplantState":
@@ -110,10 +122,48 @@ class VollVerplantGame(Game):
             t = self._templates[n] = VollVerplantState(self, n)
         return t.clone()
 
+    def state_schema(self, num_players: int) -> Spec:
+        """Every field of a saved state with the tightest range the map, the deck and the player
+        count allow; consistency between fields is ``check_invariants``."""
+        sch = self._schemas.get(num_players)
+        if sch is not None:
+            return sch
+        n, m, d = num_players, self.map, self.deck
+        L, K = m.num_lines, d.num_kinds
+        ids = [s + 1 for s in m.stations]
+        station = Int(min(ids), max(ids))
+        sch = Dict({
+            "turn": Int(0, self.max_turn),
+            "card": Int(-1, K - 1),
+            "deck": Tuple(*[Int(0, c) for c in d.kind_count]),                   # unseen per kind
+            "discard": List(Int(0, K - 1), max_len=d.size),
+            "cur": Int(0, n - 1),
+            "commits": List(Int(-1, NUM_ACTIONS - 1), length=n),
+            "first_gone": List(Bool(), length=L),
+            "over": Bool(),
+            "marks": List(List(station, max_len=m.num_stations, unique=True, sorted_=True), length=n),
+            "nums": List(Map(Str([str(i) for i in ids]), Int(1, max(m.n_lines_through)), max_len=m.num_stations),
+                         length=n),
+            "wins": List(Tuple(*[List(Int(self.codes[0], self.codes[-1]), max_len=w) for w in m.windows]),
+                         length=n),
+            "scored": List(List(Int(0, 1 if n == 1 else 2), length=L), length=n),     # VV-R29 solo: first only
+            "last_card": Int(-1, K - 1),
+            "last_actions": List(Int(0, NUM_ACTIONS - 1), max_len=n),
+            "last_completed": List(List(Int(0, L - 1), max_len=L, unique=True, sorted_=True), length=n),
+        })
+        self._schemas[n] = sch
+        return sch
+
     def _state_from_dict(self, data: dict) -> "VollVerplantState":
-        st = VollVerplantState(self, int(data["num_players"]))
+        """Build the state from a dict that passed ``state_schema`` (types, ranges and sizes are
+        exact); ``check_invariants`` then checks the fields against each other."""
+        st = VollVerplantState(self, data["num_players"], _blank=True)
         st._load(data)
         return st
+
+    def observation_layout(self) -> list[tuple[str, int, int]]:
+        """Named observation blocks, from encoder.py's offsets (the same for every option set)."""
+        return E.layout()
 
     def renderer(self) -> Callable[[State], np.ndarray]:
         from .render import render_rgb
@@ -299,11 +349,13 @@ class VollVerplantState(State):
         raise AssertionError("empty deck")  # VV-R7: cannot happen
 
     def is_legal_chance(self, outcome: Any) -> bool:
-        return (isinstance(outcome, (int, np.integer)) and not isinstance(outcome, (bool, np.bool_))
-                and 0 <= outcome < len(self.deck) and self.deck[outcome] > 0)
+        o = as_action(outcome)   # plain, numpy or 0-d array ints; never bools or floats
+        return type(o) is int and 0 <= o < len(self.deck) and self.deck[o] > 0
 
     # The three below are the base class's, with a fast path for plain ints (what the adapter
-    # passes); anything else takes the base route, so errors and messages are unchanged.
+    # passes). Integer-like actions (numpy ints, 0-d int arrays) go through ``as_action`` as in
+    # the base class, chance outcomes included (so only plain ints are ever stored); bools,
+    # floats and anything else are illegal and take the base route for the error.
     def legal_mask(self) -> np.ndarray:
         m = self._mask
         if m is None:
@@ -312,39 +364,42 @@ class VollVerplantState(State):
         return m
 
     def is_legal(self, action: Any) -> bool:
-        if type(action) is int:
-            if self.over:
+        if type(action) is not int:
+            action = as_action(action)
+            if type(action) is not int:     # bools, floats, arrays, ... (as the base class)
                 return False
-            if self.card < 0:
-                return 0 <= action < len(self.deck) and self.deck[action] > 0
-            if 0 <= action < NUM_ACTIONS:
-                m = self._mask
-                if m is None:
-                    m = self.legal_mask()
-                return bool(m[action])
+        if self.over:
             return False
-        return State.is_legal(self, action)
+        if self.card < 0:
+            return 0 <= action < len(self.deck) and self.deck[action] > 0
+        if 0 <= action < NUM_ACTIONS:
+            m = self._mask
+            if m is None:
+                m = self.legal_mask()
+            return bool(m[action])
+        return False
 
     def apply_action(self, action: Any) -> None:
-        if type(action) is int and not self.over:
+        a = action if type(action) is int else as_action(action)
+        if type(a) is int and not self.over:
             if self.card < 0:
-                if 0 <= action < len(self.deck) and self.deck[action] > 0:
-                    self._apply(action)
+                if 0 <= a < len(self.deck) and self.deck[a] > 0:
+                    self._apply(a)
                     self._mask = None
                     return
-            elif 0 <= action < NUM_ACTIONS:
+            elif 0 <= a < NUM_ACTIONS:
                 m = self._mask
                 if m is None:
                     m = self.legal_mask()
-                if m[action]:
+                if m[a]:
                     p = self.cur                # a hidden commit (VV-R10)
-                    self.commits[p] = action
+                    self.commits[p] = a
                     self.cur = p + 1
                     if p + 1 == self.num_players:
                         self._resolve()
                     self._mask = None
                     return
-        State.apply_action(self, action)        # illegal (raises) or not a plain int
+        State.apply_action(self, action)        # illegal: raises IllegalActionError, state unchanged
 
     def _legal_mask(self) -> np.ndarray:
         return self.mask_for(self.cur)
@@ -651,7 +706,7 @@ class VollVerplantState(State):
     # ------------------------------------------------------ serialisation
     def _to_dict(self) -> dict:
         return {
-            "num_players": self.num_players, "turn": self.turn, "card": self.card,
+            "turn": self.turn, "card": self.card,
             "deck": list(self.deck), "discard": list(self.discard), "cur": self.cur,
             "commits": list(self.commits), "first_gone": list(self.first_gone), "over": self.over,
             "marks": [[s + 1 for s in range(MAX_STATIONS) if mk[s]] for mk in self.marks],
@@ -663,28 +718,31 @@ class VollVerplantState(State):
         }
 
     def _load(self, d: dict) -> None:
+        """Fields from a dict checked by ``state_schema`` (exact types, ranges, sizes); the caches
+        and observation blocks are rebuilt from them (``_derive``). Copies only: nothing of the
+        caller's dict is kept."""
         n = self.num_players
-        self.turn = int(d["turn"])
-        self.card = int(d["card"])
-        self.deck = [int(x) for x in d["deck"]]
-        self.discard = [int(x) for x in d["discard"]]
-        self.cur = int(d["cur"])
-        self.commits = [int(x) for x in d["commits"]]
-        self.first_gone = [bool(x) for x in d["first_gone"]]
-        self.over = bool(d["over"])
+        self.turn = d["turn"]
+        self.card = d["card"]
+        self.deck = list(d["deck"])
+        self.discard = list(d["discard"])
+        self.cur = d["cur"]
+        self.commits = list(d["commits"])
+        self.first_gone = list(d["first_gone"])
+        self.over = d["over"]
         self.marks = [[0] * MAX_STATIONS for _ in range(n)]
         for p, ids in enumerate(d["marks"]):
             for s in ids:
-                self.marks[p][int(s) - 1] = 1
+                self.marks[p][s - 1] = 1
         self.nums = [[0] * MAX_STATIONS for _ in range(n)]
         for p, nm in enumerate(d["nums"]):
             for s, v in nm.items():
-                self.nums[p][int(s) - 1] = int(v)
-        self.wins = [[[int(c) for c in w] for w in ws] for ws in d["wins"]]
-        self.scored = [[int(c) for c in x] for x in d["scored"]]
-        self.last_card = int(d["last_card"])
-        self.last_actions = [int(x) for x in d["last_actions"]]
-        self.last_completed = [[int(c) for c in x] for x in d["last_completed"]]
+                self.nums[p][int(s) - 1] = v
+        self.wins = [[list(w) for w in ws] for ws in d["wins"]]
+        self.scored = [list(x) for x in d["scored"]]
+        self.last_card = d["last_card"]
+        self.last_actions = list(d["last_actions"])
+        self.last_completed = [list(x) for x in d["last_completed"]]
         self._mask = None
         self._derive()
 
@@ -721,40 +779,171 @@ class VollVerplantState(State):
 
     # ------------------------------------------------------------ invariants
     def check_invariants(self) -> None:
-        """Marks only ever added, window counts consistent, scores and caches consistent,
-        cards conserved."""
+        """Every law of a reachable position that loading and play rely on (a saved state is
+        refused through these, with the field named first in the message): cards conserved and
+        the discard pile consistent with the reveals and reshuffles, the phase fields consistent,
+        pending commits legal, the same cards written on every sheet, transfer numbers, completions,
+        bonuses and strikes as the rules give them, the last turn's record consistent with its card
+        and the sheets, every cache and observation block equal to a fresh rebuild, and (between
+        checks of one state) marks only ever added."""
         g = self.game
         m, d = g.map, g.deck
-        n = self.num_players
-        # cards: unseen + revealed since the last shuffle = the whole deck (VV-R3, VV-R5)
+        n, L = self.num_players, m.num_lines
+        card, cur, over = self.card, self.cur, self.over
+        # --- cards: unseen + revealed since the last shuffle = the whole deck (VV-R3, VV-R5)
+        assert len(self.deck) == d.num_kinds, "deck: one count per card kind"
         for k in range(d.num_kinds):
-            assert self.deck[k] + self.discard.count(k) == d.kind_count[k], "cards not conserved"
-            assert self.deck[k] >= 0
-        assert sum(self.deck) > 0 or self.over or self.card >= 0, "deck ran out (VV-R7)"
-        wu = [sum(len(w) for w in self.wins[p]) for p in range(n)]
-        assert len(set(wu)) == 1, f"window counts differ between sheets: {wu}"   # VV-R31
-        assert wu == self.wused
-        assert self.over == (wu[0] == m.total_windows)
+            assert 0 <= self.deck[k] and self.deck[k] + self.discard.count(k) == d.kind_count[k], (
+                f"deck/discard: card {d.card_name(k)!r} is not conserved: {self.deck[k]} unseen + "
+                f"{self.discard.count(k)} revealed, the deck has {d.kind_count[k]} (VV-R3, VV-R5)")
+        # --- phase: reveal (card -1), a card being played, or the end
+        assert -1 <= card < d.num_kinds, "card: no such card kind"
+        assert 0 <= cur < n, "cur: no such seat"
+        if over:
+            assert card == -1, "card: a finished game shows no card (VV-R31)"
+        if card < 0:
+            assert cur == 0, "cur: no seat chooses before the card is revealed"
+            resolved = self.discard
+        else:
+            assert self.discard and self.discard[-1] == card, (
+                "discard: the revealed card must be the top of the discard pile (VV-R4, VV-R5)")
+            resolved = self.discard[:-1]
+        for k in resolved:   # a turn with the shuffle symbol reshuffles the whole deck after it
+            assert not d.kind_shuffle[k], (f"discard: {d.card_name(k)!r} was played this deck, so the "
+                                           f"deck was reshuffled after it (VV-R6)")
+        assert sum(self.deck) > 0 or over or card >= 0, "deck: ran out (VV-R7)"
+        # --- commits: earlier seats committed (legal actions), later ones not yet (VV-R10)
+        assert len(self.commits) == n, "commits: one per seat"
+        assert all(c == -1 for c in self.commits[cur:]), f"commits: seats {cur}.. have not chosen yet"
+        for q in range(cur):
+            c = self.commits[q]
+            assert 0 <= c < NUM_ACTIONS and self.mask_for(q)[c], (
+                f"commits[{q}]: {c} is not a legal action of seat {q} on {d.card_name(card)!r} "
+                f"(VV-R8, VV-R13, VV-R17, VV-R21)")
+        # --- windows: the same cards on every sheet (VV-R4), one window per window card (VV-R8)
+        per = []
+        for p in range(n):
+            assert len(self.wins[p]) == L, f"wins[{p}]: one list per line"
+            for li in range(L):
+                w = self.wins[p][li]
+                assert len(w) <= m.windows[li], f"wins[{p}][{li}]: more windows used than line {m.line_names[li]} has"
+                for c in w:
+                    assert c in g.codes, (f"wins[{p}][{li}]: {c} is no window code of this deck "
+                                          f"(VV-R11, VV-R18; codes {g.codes})")
+            per.append(sorted(c for w in self.wins[p] for c in w))
+        for p in range(1, n):
+            assert per[p] == per[0], (f"wins[{p}]: the sheets hold different cards ({per[p]} vs seat 0's "
+                                      f"{per[0]}); every card applies to every sheet (VV-R4)")
+        codes = per[0]
+        wu = len(codes)
+        assert self.wused == [wu] * n, "windows-used cache out of date"
+        assert over == (wu == m.total_windows), (
+            f"over: {over} but {wu} of {m.total_windows} windows are filled (VV-R31)")
+        res_codes = sorted(g.kind_code[k] for k in resolved if g.kind_code[k] is not None)
+        res_free = sum(1 for k in resolved if g.kind_code[k] is None)
+        left = list(codes)
+        for c in res_codes:   # the window cards played since the last shuffle are on the sheets
+            assert c in left, f"discard: window code {c} of a played card is on no sheet (VV-R11, VV-R18)"
+            left.remove(c)
+        # --- turn counter: one turn per window card and per free ride played
+        free_turns = self.turn - wu
+        assert free_turns >= res_free, (f"turn: {self.turn} turns cannot hold {wu} window turns and "
+                                        f"{res_free} free rides since the last shuffle")
+        if not g.free_shuffles:   # each earlier deck ended with a window turn (the shuffle card)
+            most = g.free_per_cycle * (wu - len(res_codes)) + res_free
+            assert free_turns <= most, (f"turn: {self.turn} turns with {wu} windows filled means {free_turns} "
+                                        f"free rides; the decks played hold at most {most} (VV-R6, VV-R21)")
+        if self.turn == 0:
+            assert self.last_card == -1, "last_card: no turn has been played"
+        # --- sheets
         ref = self.clone()
         ref._derive()
+        solo = n == 1
         for p in range(n):
             mk, nm = self.marks[p], self.nums[p]
-            for li in range(m.num_lines):
-                assert len(self.wins[p][li]) <= m.windows[li], "too many windows used"
+            for s in range(MAX_STATIONS):
+                assert mk[s] in (0, 1) and (not mk[s] or m.st_lines[s]), f"marks[{p}]: station {s + 1} is not on the map"
+                if nm[s]:
+                    assert mk[s], f"nums[{p}]: station {s + 1} holds a transfer number but is not marked (VV-R19)"
+                    assert nm[s] == m.n_lines_through[s], (
+                        f"nums[{p}]: station {s + 1} holds {nm[s]}, but {m.n_lines_through[s]} lines pass "
+                        f"through it (VV-R19)")
+                    assert any(W_TRANSFER in self.wins[p][li] for li in m.st_lines[s]), (
+                        f"nums[{p}]: station {s + 1} holds a transfer number, but no line through it has a "
+                        f"transfer window (VV-R18, VV-R19)")
+            n_t = sum(1 for w in self.wins[p] for c in w if c == W_TRANSFER)
+            assert sum(1 for x in nm if x) <= n_t, (
+                f"nums[{p}]: more transfer numbers than transfer windows (VV-R18, VV-R19)")
+            for li in range(L):
                 assert ref.unm[p][li] == self.unm[p][li] and ref.first[p][li] == self.first[p][li] \
                     and ref.run[p][li] == self.run[p][li], "line cache out of date"
                 complete = self.unm[p][li] == 0
-                assert complete == (self.scored[p][li] != 0), "completion and bonus disagree"
-                if self.scored[p][li] == 1 and n > 1:
-                    assert self.first_gone[li]
-            for s in range(MAX_STATIONS):
-                assert mk[s] in (0, 1) and (not mk[s] or m.st_lines[s]), "bad mark"
-                assert not nm[s] or (mk[s] and nm[s] == m.n_lines_through[s]), "bad transfer number"
+                sc = self.scored[p][li]
+                assert sc in ((0, 1) if solo else (0, 1, 2)), f"scored[{p}][{li}]: {sc} is no bonus (VV-R29)"
+                assert complete == (sc != 0), (
+                    f"scored[{p}][{li}]: line {m.line_names[li]} is {'' if complete else 'not '}complete but "
+                    f"{'has' if sc else 'has not'} scored (VV-R25, VV-R26)")
             assert self.empty[p] == sum(1 for s in m.stations if not mk[s])
             assert self.bonus[p] == ref.bonus[p] and self.tsum[p] == ref.tsum[p]
             assert self.bonus[p] + 2 * self.tsum[p] - g.penalty(self.empty[p]) == self.scores()[p]
-            n_t = sum(1 for w in self.wins[p] for c in w if c == W_TRANSFER)
-            assert sum(1 for x in nm if x) <= n_t, "more transfer numbers than transfer windows"
+        for li in range(L):   # bonuses and strikes (VV-R27, VV-R28, VV-R37 (4))
+            col = [self.scored[p][li] for p in range(n)]
+            assert self.first_gone[li] == any(col), (
+                f"first_gone[{li}]: the first bonus of line {m.line_names[li]} is struck exactly when someone "
+                f"has completed it (VV-R37)")
+            if 2 in col:
+                assert 1 in col, (f"scored: line {m.line_names[li]} paid its other bonus, but nobody took its "
+                                  f"first bonus before (VV-R27, VV-R28)")
+        # --- the last turn's record (shown by str(); VV-R30 completions are announced)
+        lc, la = self.last_card, self.last_actions
+        assert len(self.last_completed) == n, "last_completed: one list per seat"
+        if lc < 0:
+            assert la == [], "last_card: -1 (no turn played yet) but last_actions are recorded"
+            assert all(not x for x in self.last_completed), (
+                "last_card: -1 (no turn played yet) but last_completed records completions")
+        else:
+            assert len(la) == n, f"last_actions: one action per seat, got {len(la)}"
+            if d.kind_shuffle[lc]:
+                assert not resolved, (f"discard: the last card {d.card_name(lc)!r} reshuffled the deck, "
+                                      f"so nothing is played since (VV-R6)")
+            else:
+                assert resolved and resolved[-1] == lc, (
+                    f"last_card: {d.card_name(lc)!r} is not the last card played on the discard pile (VV-R5)")
+            t, v, code = d.kind_type[lc], d.kind_value[lc], g.kind_code[lc]
+            for p in range(n):
+                a = la[p]
+                if t == FREE:
+                    s = a - A_FREE
+                    assert 0 <= s < MAX_STATIONS and (
+                        (m.st_lines[s] and self.marks[p][s]) or (a == A_FREE and self.empty[p] == 0)), (
+                        f"last_actions[{p}]: {a} is no free ride that left its station marked (VV-R21, VV-R22)")
+                    continue
+                if t == TRANSFER:
+                    li = a - A_TRANSFER
+                    ok = 0 <= li < L
+                else:
+                    li, k = divmod(a, 7)
+                    ok = li < L and k <= v and len(m.line_st[li]) - self.unm[p][li] >= k
+                assert ok and self.wins[p][li] and self.wins[p][li][-1] == code, (
+                    f"last_actions[{p}]: {a} is not what {d.card_name(lc)!r} wrote on that sheet (VV-R8, VV-R11)")
+            for li in range(L):   # VV-R27/R28: the completers of one turn all take the same bonus
+                who = [p for p in range(n) if li in self.last_completed[p]]
+                if not who:
+                    continue
+                got = {self.scored[p][li] for p in who}
+                assert 0 not in got and len(got) == 1, (
+                    f"last_completed: line {m.line_names[li]} was completed last turn by seats {who} with "
+                    f"bonuses {sorted(got)} (VV-R25, VV-R27, VV-R28)")
+                others = [self.scored[q][li] for q in range(n) if q not in who]
+                if got == {1}:
+                    assert not any(others), (
+                        f"last_completed: line {m.line_names[li]} paid its first bonus last turn, but another "
+                        f"seat had completed it before (VV-R27, VV-R28)")
+                else:
+                    assert 1 in others, (
+                        f"last_completed: line {m.line_names[li]} paid its other bonus last turn, but nobody "
+                        f"had taken its first bonus before (VV-R27, VV-R28)")
+        # --- caches and observation blocks: equal to a fresh rebuild from the fields above
         assert np.array_equal(ref.blk, self.blk), "observation blocks out of date"
         assert (ref.lm, ref.opn, ref.capr, ref.capu, ref.freeb) == (
             self.lm, self.opn, self.capr, self.capu, self.freeb), "mask caches out of date"
@@ -762,9 +951,6 @@ class VollVerplantState(State):
         if g._hide:
             assert np.array_equal(ref._hbuf, self._hbuf), "hidden view of the blocks out of date"
         assert np.array_equal(ref.header, self.header), "observation header out of date"
-        for li in range(m.num_lines):
-            assert self.first_gone[li] == any(self.scored[p][li] for p in range(n)), "strike mismatch"
-        assert all(c == -1 for c in self.commits[self.cur:]) and all(c >= 0 for c in self.commits[:self.cur])
         # marks only ever added (VV-R24): compare with the last checked position of this state
         prev = getattr(self, "_inv_prev", None)
         if prev is not None and prev[0] <= self.turn:

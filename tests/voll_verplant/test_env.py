@@ -112,7 +112,7 @@ def test_heuristic_beats_random():
 
 
 def test_render_ansi_and_rgb():
-    st = setup(2, marks={0: [1, 2]}, nums={1: {30: 3}})
+    st = setup(2, marks={0: [1, 2]}, nums={1: {30: 3}}, windows={"F": [20]})
     reveal(st, "T")
     st.apply_action(70)
     text = str(st)

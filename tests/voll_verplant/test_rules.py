@@ -350,12 +350,14 @@ def test_VV_R28_later_completers_take_the_other_bonus():
 
 
 def test_VV_R29_solo_always_scores_the_first_bonus():
-    st = setup(1, marks={0: [60, 61, 62]}, first_gone="J")  # even if it were struck
+    st = setup(1, marks={0: [60, 61, 62]})
+    st.first_gone[9] = True   # even if it were struck (no reachable position: forced on the state)
     turn(st, "3", num("J", 1))
     assert st.scored[0][9] == 1 and st.bonus[0] == 2
-    st = setup(2, marks={0: [60, 61, 62]}, first_gone="J")   # with two players it would not
+    # with two players it would not: seat 1 completed J in an earlier turn
+    st = setup(2, marks={0: [60, 61, 62], 1: [60, 7, 61, 62]}, scored={1: {"J": 1}})
     turn(st, "3", num("J", 1), num("A", 0))
-    assert st.bonus[0] == 1
+    assert st.bonus[0] == 1 and st.scored[0][9] == 2
 
 
 def test_VV_R30_completions_are_public():
@@ -395,7 +397,7 @@ def test_VV_R32_line_score_is_the_sum_of_bonuses():
 
 
 def test_VV_R33_transfer_score_is_twice_the_numbers():
-    st = setup(1, nums={0: {30: 3, 17: 2, 1: 1}})
+    st = setup(1, nums={0: {30: 3, 17: 2, 1: 1}}, windows={"F": [20], "C": [20], "A": [20]})
     assert st.transfer_points(0) == 12
     assert st.scores()[0] == 12 - (62 - 3) // 2
 
@@ -410,7 +412,7 @@ def test_VV_R34_penalty_is_half_the_empty_stations_rounded_down_each_once():
 
 
 def test_VV_R35_total_is_lines_plus_transfers_minus_penalty():
-    st = setup(2, marks={0: [60, 61, 62]}, nums={0: {30: 3}})
+    st = setup(2, marks={0: [60, 61, 62]}, nums={0: {30: 3}}, windows={"F": [20]})
     turn(st, "6", num("J", 1), num("A", 6))
     # windows hold 6s, which do not score
     assert st.scores()[0] == 2 + 6 - (62 - 5) // 2

@@ -17,7 +17,7 @@ def test_VV_V1_penalty_rounding(rounding, empty, expected):
     st = setup(1, opts={"penalty_rounding": rounding}, marks={0: list(range(1, 63 - empty))})
     assert st.empty[0] == empty
     assert st.penalty_points(0) == expected
-    assert st.scores()[0] == -expected
+    assert st.scores()[0] == st.line_points(0) - expected   # lines complete with 1 empty station score
 
 
 def test_VV_V1_bad_rounding_rejected():
@@ -135,11 +135,12 @@ def test_VV_V3_unknown_map_name_rejected():
 
 
 def test_VV_V4_hidden_opponent_sheets():
-    st = setup(3, marks={0: [1, 2], 1: [5, 60, 61, 62]}, nums={1: {30: 3}})
+    st = setup(3, marks={0: [1, 2], 1: [5, 60, 61, 62]}, nums={1: {30: 3}}, windows={"D": [20]})
     turn(st, "3", num("C", 2), num("J", 1), num("A", 0))
     shown = st.observation(0)
     g_hide = game(observe_opponent_sheets=False)
-    hidden = g_hide.state_from_dict(st.to_dict()).observation(0)
+    same = dict(st.to_dict(), options=dict(g_hide.options))   # the same position under VV-V4 off
+    hidden = g_hide.state_from_dict(same).observation(0)
     b1 = E.HEADER + E.BLOCK   # seat 1 seen by seat 0
     # own sheet always visible
     np.testing.assert_array_equal(shown[E.HEADER:b1], hidden[E.HEADER:b1])
@@ -150,5 +151,5 @@ def test_VV_V4_hidden_opponent_sheets():
     assert hidden[b1 + E.P_FIRST + 9] == 1.0 and hidden[b1 + E.P_PRESENT] == 1.0
     assert hidden[E.H_FIRST_GONE + 9] == 1.0
     # the other seats still see their own sheet
-    assert g_hide.state_from_dict(st.to_dict()).observation(1)[E.HEADER + E.P_MARK + 4] == 1.0
+    assert g_hide.state_from_dict(same).observation(1)[E.HEADER + E.P_MARK + 4] == 1.0
     assert marked(st, 1) == [5, 7, 30, 60, 61, 62]

@@ -38,8 +38,13 @@ def setup(n: int = 2, opts: dict | None = None, marks: dict | None = None, windo
         windows: {line letter: [window codes]} written on EVERY sheet (all sheets fill windows
             together); codes: number v -> v, express v -> 10 + v, transfer -> 20.
         nums: {seat: {station id: transfer number}} (the station is marked too).
-        scored: {seat: {line letter: 1 (first bonus) or 2 (other bonus)}}.
-        first_gone: letters of lines whose first bonus is struck.
+        scored: {seat: {line letter: 1 (first bonus) or 2 (other bonus)}}. A line complete on a
+            sheet and not listed here was completed in an earlier turn: first bonus (VV-R27).
+        first_gone: letters of lines whose first bonus is struck (besides the completed ones).
+
+    The position must be one the rules can reach (``state_from_dict`` checks it): a sheet with
+    transfer numbers needs transfer windows (code 20) on lines through them (VV-R18/R19); the turn
+    counter is one turn per filled window.
     """
     g = game(**(opts or {}))
     st = g.new_initial_state(n)
@@ -56,8 +61,17 @@ def setup(n: int = 2, opts: dict | None = None, marks: dict | None = None, windo
     for p, sc in (scored or {}).items():
         for line, v in sc.items():
             d["scored"][p][LINES.index(line)] = v
+    lines = g.map.line_st
+    for p in range(n):   # complete lines have scored (VV-R25); their first bonus is struck (VV-R37)
+        on = set(d["marks"][p])
+        for li, st_ in enumerate(lines):
+            if all(s + 1 in on for s in st_):
+                if not d["scored"][p][li]:
+                    d["scored"][p][li] = 1
+                d["first_gone"][li] = True
     for line in first_gone:
         d["first_gone"][LINES.index(line)] = True
+    d["turn"] = sum(len(w) for w in d["wins"][0])   # one turn per filled window so far
     return g.state_from_dict(d)
 
 
