@@ -80,6 +80,11 @@ class Layout:
         self.final_place = block(NC)
         self.size = off
         self.last_row = game.last_row
+        # per space id: a car's first 5 car entries there (row, lane one-hot, on track)
+        self.space_bytes = [bytes([sid // 3] + [int(sid % 3 == k) for k in range(3)] + [1])
+                            for sid in range(game.num_spaces)]
+        self.space_rank = [-(sid // 3) * 1_000_000 for sid in range(game.num_spaces)]   # + entry stamp
+        self.cars_zero = bytes(NC * CAR_DYN)
         # per-entry scale: entries are written as small integers, then scaled
         sc = np.ones(off, dtype=np.float32)
         for c in range(NC):
@@ -87,12 +92,14 @@ class Layout:
             b = self.cars + c * CAR_DYN
             sc[b] = 1.0 / max(1, game.last_row)                      # row (finished cars: 1.0)
             sc[b + 18] = 1.0 / 4.0                                    # spaces moved this turn
+            sc[b + 17] = 1.0 / 8.0                                    # subject (8); STEER: movement left
         sc[self.bid_hist:self.bid_hist + NC * MAXP] = 1.0 / 9.0
         sc[self.hand_size:self.hand_size + MAXP] = 1.0 / 21.0
         sc[self.paid:self.paid + MAXP] = 1.0 / 30.0
         sc[self.round_pos:self.round_pos + 3 * NC] = 1.0 / 6.0
         sc[self.final_place:self.final_place + NC] = 1.0 / 6.0
         self.scale = sc
+        self.cars_scale = sc[self.cars:self.cars + NC * CAR_DYN].copy()
         self.zeros_dyn = bytes(self.size - self.semi_end)
         self.zeros_bets = bytes(self.semi_end - self.static_end)
         self.zeros_bets_private = bytes(self.semi_end - self.bets)
@@ -198,21 +205,20 @@ def _encode_bets_public(st) -> bytes:
 
 
 def _encode_cars(st, L: Layout) -> bytearray:
-    o = bytearray(NC * CAR_DYN)
+    o = bytearray(L.cars_zero)
     pos = st.pos
     place = st.place
     moved = st.turn_moved
     stamp = st.stamp
+    sb = L.space_bytes
+    sr = L.space_rank
     ranked = []
     b = 0
     for c in range(NC):
         p = pos[c]
         if p >= 0:
-            r3 = p // 3
-            o[b] = r3
-            o[b + 1 + p - 3 * r3] = 1
-            o[b + 4] = 1
-            ranked.append((stamp[c] - r3 * 1_000_000, c))
+            o[b:b + 5] = sb[p]                      # row, lane, on track
+            ranked.append((stamp[c] + sr[p], c))
         elif place[c]:
             o[b] = L.last_row
             o[b + 4 + place[c]] = 1
@@ -235,6 +241,100 @@ def _encode_cars(st, L: Layout) -> bytearray:
 
 def encode(st, seat: int) -> np.ndarray:
     """The observation of ``seat`` (see module doc)."""
+    L = st.game.layout
+    cache = st._ocache
+    if st.stage == "race":
+        # During a race turn only the cars and the decision change from one sub-step to the next:
+        # everything else is cached per seat (as floats), keyed by what can change it within the
+        # race stage; the decision and the cars are then written as in _encode_decision.
+        tr = st.triggered
+        lo = st.line_order
+        rk = (st.turn_player, len(st.played), st.cur_card, len(st.bet_k), tr[0], tr[1], tr[2], st.ignored,
+              len(lo) > 1 and lo[0] > lo[-1])
+        rb = cache.get(-11 - seat)
+        if rb is None or rb[0] != rk:
+            rb = cache[-11 - seat] = (rk, np.multiply(np.frombuffer(_encode_rest(st, seat), dtype=np.uint8),
+                                                      L.scale, dtype=np.float32))
+        out = rb[1].copy()
+        dt = st.dec_type
+        if dt:
+            out[L.dec + L.dec_index[dt]] = 1.0
+        ds = st.dec_seat
+        if ds >= 0:
+            out[L.decider + L.rel[st.num_players][seat][ds]] = 1.0
+            if ds == seat:
+                out[L.me_deciding] = 1.0
+        ckey = (st.stamp_counter, len(st.finish_order), len(st.played), st.chance_k, False)
+        cc = cache.get("cars")
+        if cc is None or cc[0] != ckey:
+            cc = cache["cars"] = (ckey, _encode_cars(st, L))
+        cf = cache.get("carsf")
+        if cf is None or cf[0] is not cc:
+            cf = cache["carsf"] = (cc, np.multiply(np.frombuffer(cc[1], dtype=np.uint8), L.cars_scale,
+                                                   dtype=np.float32))
+        oc = L.cars
+        out[oc:oc + NC * CAR_DYN] = cf[1]
+        if dt == "steer":                          # subject car: its movement left / 8
+            out[oc + st.dec_args[0] * CAR_DYN + 17] = min(st.dec_args[1], 8) * 0.125
+        elif dt == "yesno" or dt == "color":
+            _encode_prompt_floats(st, out, L)
+        return out
+    o = _encode_rest(st, seat)
+    _encode_decision(st, seat, o, L)
+    out = np.multiply(np.frombuffer(o, dtype=np.uint8), L.scale, dtype=np.float32)
+    if st.stage == "end":
+        rel = L.rel[st.num_players][seat]
+        for s in range(st.num_players):
+            out[L.money + rel[s]] = st.money[s] * (1.0 / 30.0)
+    return out
+
+
+def _encode_prompt_floats(st, out: np.ndarray, L: Layout) -> None:
+    """A YES/NO or colour prompt's kind and subject car, into a float observation."""
+    args = st.dec_args
+    if st.dec_type == "color":
+        out[L.color + args[0]] = 1.0
+        return
+    out[L.yesno + args[0]] = 1.0
+    if args[0] >= 2:
+        out[L.cars + (args[2] if args[0] == 2 else args[1]) * CAR_DYN + 17] = 1.0
+
+
+def _encode_decision(st, seat: int, o: bytearray, L: Layout) -> None:
+    """The decision (type, prompt kind, decider, subject car) and the cars, into ``o``."""
+    rel = L.rel[st.num_players][seat]
+    dt = st.dec_type
+    subject = -1
+    if dt:
+        o[L.dec + L.dec_index[dt]] = 1
+        if dt == "steer":
+            subject = st.dec_args[0]
+        elif dt == "yesno":
+            args = st.dec_args
+            o[L.yesno + args[0]] = 1
+            if args[0] >= 2:                       # prompts about one car (see rules.YESNO_KINDS)
+                subject = args[2] if args[0] == 2 else args[1]
+        elif dt == "color":
+            o[L.color + st.dec_args[0]] = 1
+    ds = st.dec_seat
+    if ds >= 0:
+        o[L.decider + rel[ds]] = 1
+        if ds == seat:
+            o[L.me_deciding] = 1
+    # ---- cars (seat-independent; cached until a car moves or a card is played)
+    ckey = (st.stamp_counter, len(st.finish_order), len(st.played), st.chance_k, st.stage == "grid")
+    cache = st._ocache
+    cc = cache.get("cars")
+    if cc is None or cc[0] != ckey:
+        cc = cache["cars"] = (ckey, _encode_cars(st, L))
+    oc = L.cars
+    o[oc:oc + NC * CAR_DYN] = cc[1]
+    if subject >= 0:                               # the subject car; for a STEER its movement left / 8
+        o[oc + subject * CAR_DYN + 17] = min(st.dec_args[1], 8) if dt == "steer" else 8
+
+
+def _encode_rest(st, seat: int) -> bytearray:
+    """Everything but ``_encode_decision``'s part (left zero there)."""
     g = st.game
     L = g.layout
     n = st.num_players
@@ -286,34 +386,8 @@ def encode(st, seat: int) -> np.ndarray:
     (o_stage, o_dec, o_yesno, o_color, o_decider, o_me, o_turn, o_cars, o_elig, o_comm, o_mybid, o_hand,
      o_played, o_rev, o_hs, o_card, o_rev_flag, o_ign) = L.dyn_offsets
     o[o_stage + _STAGE_INDEX[stage]] = 1
-    dt = st.dec_type
-    ds = st.dec_seat
-    subject = -1
-    if dt:
-        o[o_dec + L.dec_index[dt]] = 1
-        if dt == "yesno":
-            args = st.dec_args
-            o[o_yesno + args[0]] = 1
-            if args[0] >= 2:                       # prompts about one car (see rules.YESNO_KINDS)
-                subject = args[2] if args[0] == 2 else args[1]
-        elif dt == "color":
-            o[o_color + st.dec_args[0]] = 1
-        elif dt == "steer":
-            subject = st.dec_args[0]
-    if ds >= 0:
-        o[o_decider + rel[ds]] = 1
-        if ds == seat:
-            o[o_me] = 1
     if st.turn_player >= 0:
         o[o_turn + rel[st.turn_player]] = 1
-    # ---- cars (seat-independent; cached until a car moves or a card is played)
-    ckey = (st.stamp_counter, len(st.finish_order), len(st.played), st.chance_k, stage == "grid")
-    cc = cache.get("cars")
-    if cc is None or cc[0] != ckey:
-        cc = cache["cars"] = (ckey, _encode_cars(st, L))
-    o[o_cars:o_cars + NC * CAR_DYN] = cc[1]
-    if subject >= 0:
-        o[o_cars + subject * CAR_DYN + 17] = 1
     if stage == "auction":
         for s in range(n):
             r = rel[s]
@@ -323,16 +397,23 @@ def encode(st, seat: int) -> np.ndarray:
                 o[o_comm + r] = 1
         if st.pending[seat] >= 0:
             o[o_mybid + st.pending[seat]] = 1
-    # ---- cards (own hand, played pile, publicly known cards, hand sizes): byte mirrors of the state
-    o[o_hand:o_hand + NK] = st._hb[seat]
-    o[o_played:o_played + NK] = st._pbits if len(st.played) == st._plen else st.played_bits()
-    hands = st.hands
-    rb = st._rb
-    for s in range(n):
-        r = rel[s]
-        o[o_hs + r] = len(hands[s])
-        i = o_rev + r * NK
-        o[i:i + NK] = rb[s]
+    # ---- cards (own hand, played pile, publicly known cards, hand sizes): byte mirrors of the state,
+    # cached per seat until a deal, an auction or a play changes them
+    hkey = (stage, st.chance_k, st.auction_idx, len(st.played))
+    hc = cache.get(-1 - seat)
+    if hc is None or hc[0] != hkey:
+        h = bytearray(o_card - o_hand)
+        h[0:NK] = st._hb[seat]
+        h[o_played - o_hand:o_played - o_hand + NK] = st._pbits if len(st.played) == st._plen else st.played_bits()
+        hands = st.hands
+        rb = st._rb
+        for s in range(n):
+            r = rel[s]
+            h[o_hs - o_hand + r] = len(hands[s])
+            i = o_rev - o_hand + r * NK
+            h[i:i + NK] = rb[s]
+        hc = cache[-1 - seat] = (hkey, bytes(h))
+    o[o_hand:o_card] = hc[1]
     if st.cur_card >= 0 and (stage == "race" or stage == "bet"):
         o[o_card + st.cur_card] = 1
         lo = st.line_order
@@ -340,15 +421,9 @@ def encode(st, seat: int) -> np.ndarray:
             o[o_rev_flag] = 1
         if st.ignored >= 0:
             o[o_ign + st.ignored] = 1
-    ended = stage == "end"
-    if ended:
+    if stage == "end":
         o[L.final_place:L.final_place + NC] = bytes(st.final_places())
-    out = np.frombuffer(o, dtype=np.uint8).astype(np.float32)
-    out *= L.scale
-    if ended:
-        for s in range(n):
-            out[L.money + rel[s]] = st.money[s] * (1.0 / 30.0)
-    return out
+    return o
 
 
 def action_features(st, seat: int) -> np.ndarray:
@@ -357,6 +432,8 @@ def action_features(st, seat: int) -> np.ndarray:
 
     - race ``play``: how much the race evaluation of ``seat`` (own cars' progress minus the others',
       in rows) changes if that card is played now (1-ply lookahead, ``bot.play_values``);
+    - race ``steer`` and ``wild``: the same for each lane choice (each car named), the rest of the
+      card played out by the heuristic's steering (a 1-ply evaluation of each choice);
     - auction ``bid``: the card's speed for the car being auctioned / 5;
     - ``bet``: the car's current race position, 1 for the leader down to 1/6 for the last car.
     """
@@ -368,7 +445,7 @@ def action_features(st, seat: int) -> np.ndarray:
         return out
     legal = np.flatnonzero(st.legal_mask())
     t = st.dec_type
-    if st.stage == "race" and t == "play":
+    if st.stage == "race" and (t == "play" or t == "steer" or t == "wild"):
         base = _value(st, seat)
         out[legal] = np.array(play_values(st, seat, legal), dtype=np.float32) - base
     elif st.stage == "auction":

@@ -2,6 +2,10 @@
 
 Version history:
     v0: first version (base game, powers, extra powers, odds betting, manual steering, tracks).
+    v0, issue 13: manual steering is the default (DF-V5, as the seed says: the current player
+    moves every car, opponents' included, and may steer one into a dead end); ``steering="auto"``
+    stays as a simplification option. Games with default options therefore differ from before
+    (more decisions: a STEER sub-step at every DF-R20 choice point); the env id stays ``_v0``.
 
 Action layout (Discrete(71), masked):
     0-47 PLAY/BID card id; 48-53 BET car; 54-59 CHOOSE_POWER (keep the power paired with car c);
@@ -22,6 +26,8 @@ from typing import Any, Callable
 import numpy as np
 
 from boardzoo.envs.core.game import CHANCE, TERMINAL, ConfigError, Game, Option, State
+from boardzoo.envs.core import schema as S
+from boardzoo.envs.core.game import as_action
 
 from . import data as D
 from .encoder import action_features, encode
@@ -51,6 +57,7 @@ DEFENSIVE_MOVE = 3   # DF-V2.5
 BOLD_SPEED = 3       # DF-V2.4
 NO_CAR = -1
 _MASK_TAIL = bytes(NUM_ACTIONS - NUM_CARDS)
+_STEER_MASKS: dict[tuple, np.ndarray] = {}   # STEER masks by legal lane choices (read-only arrays)
 
 
 class DownforceGame(Game):
@@ -69,16 +76,20 @@ class DownforceGame(Game):
         "extra_powers": Option(False, "DF-V2: add the six Danger Circuit powers to the pool (needs powers)"),
         "odds_betting": Option(False, "DF-V3: bets pay recorded position x odds multiplier"),
         "odds_winner_only": Option(False, "DF-V4: odds betting where only the winning car pays"),
-        "steering": Option("auto", "DF-V5: who steers when several steps are legal", choices=("auto", "manual")),
+        "steering": Option("manual", "DF-V5: who steers when several steps are legal: the current player "
+                           "(manual, the printed rule) or a fixed rule (auto, a simplification)",
+                           choices=("manual", "auto")),
         "track": Option("default", "DF-V6: id of a track data file in envs/downforce/tracks/", type=str),
         "action_features": Option(False, "observation ends with one feature per action (1-ply lookahead "
                                   "of each race card, bid speeds, car positions for bets); slower"),
     }
+    # both steering modes, each with and without powers (the fast resolution and the task machine),
+    # Cunning in both modes, both odds payouts, the sprint track and the action features
     conformance_options = [
         {},
-        {"powers": True, "extra_powers": True, "steering": "manual", "odds_betting": True},
-        {"powers": True, "odds_winner_only": True, "track": "sprint"},
-        {"action_features": True},
+        {"powers": True, "extra_powers": True, "odds_betting": True},
+        {"powers": True, "odds_winner_only": True, "track": "sprint", "steering": "auto"},
+        {"action_features": True, "steering": "auto"},
     ]
     num_actions = NUM_ACTIONS
 
@@ -94,7 +105,7 @@ class DownforceGame(Game):
         self.comp = D.load_components()
         self._build_geometry()
         self.powers_on = bool(o["powers"])
-        self.fast_resolve = not self.powers_on and o["steering"] == "auto"
+        self.fast_resolve = not self.powers_on       # _play_fast: no powers, either steering mode
         self.power_pool = list(range(12 if o["extra_powers"] else 6)) if self.powers_on else []
         self.manual = o["steering"] == "manual"
         self.payout = "odds_winner" if o["odds_winner_only"] else "odds" if o["odds_betting"] else "standard"
@@ -163,9 +174,124 @@ class DownforceGame(Game):
         return DownforceState(self, int(num_players))
 
     def _state_from_dict(self, data: dict) -> "DownforceState":
-        st = DownforceState(self, int(data["num_players"]))
+        """Build the state from a dict the core has checked against ``state_schema``; the
+        consistency between fields is ``DownforceState.check_invariants`` (run by the core next)."""
+        st = DownforceState(self, data["num_players"])
         st._load(data)
         return st
+
+    def state_schema(self, num_players: int) -> S.Dict:
+        """The saved state's own fields (``DownforceState._to_dict``), ranges as tight as this player
+        count and option set allow. One entry per field: a new state field goes into the field lists
+        (``_SCALARS`` ...), here, and into ``DownforceState.check_invariants``."""
+        n = num_players
+        ns = self.num_spaces
+        hs = self.hand_size(n)
+        aside = NUM_REGULAR - n * hs                                   # set-aside cards (DF 3.2)
+        most_cars = NUM_CARS - (n - 1)                                 # DF-R10: everyone owns a car
+        top_bid = max(max(v) for v in self.bid_value[:NUM_REGULAR])   # DF-R5 (speed-8 cards bid 0)
+        start_rows = [sid // 3 for sid in self.grid]
+        advance = sum(self.last_row - r for r in start_rows)           # rows all cars can still gain
+        max_line = max(len(lines) for lines in self.deck)
+        line_speed = max(max(s for _, s in lines) for lines in self.deck) + 1   # + Aggressive
+        npow = len(self.power_pool)
+        comp = self.comp
+        prizes = sum(sorted(comp["prizes"], reverse=True)[:most_cars])
+        if self.payout == "standard":
+            betmax = sum(max(row) for row in comp["bets"])
+        else:
+            betmax = sum(NUM_CARS * max(row) for row in comp["odds"])
+        stages = ("grid", "deal", "order", "powers", "auction", "power", "race", "bet", "end")
+        decs = ("", "bid", "power", "play", "wild", "steer", "yesno", "color", "bet")
+        if not self.powers_on:
+            stages = tuple(s for s in stages if s not in ("powers", "power"))
+            decs = tuple(d for d in decs if d not in ("power", "yesno", "color"))
+            if not self.manual:
+                decs = tuple(d for d in decs if d != "steer")
+        car = S.Int(0, NUM_CARS - 1)
+        seat = S.Int(0, n - 1)
+        space = S.Int(0, ns - 1)
+        card = S.Int(0, NUM_CARDS - 1)
+        # the task stack at a decision (see _run): only these task kinds can be waiting there
+        task = S.OneOf(S.Tuple(S.Const("end_turn")),
+                       S.Tuple(S.Const("turn_end"), S.Int(0, n)),
+                       S.Tuple(S.Const("line"), S.Int(0, max_line)),
+                       S.Tuple(S.Const("after_line"), car, space),
+                       S.Tuple(S.Const("experienced"), car, space, S.Int(0, line_speed)),
+                       S.Tuple(S.Const("determined"), seat, S.Int(1, NUM_CARS)))
+        hand = S.List(card, max_len=hs + most_cars, unique=True, sorted_=True)
+        fields = {
+            # ---- scalars
+            "stage": S.Str(stages),
+            "chance_k": S.Int(0, NUM_REGULAR - 1),
+            "auction_idx": S.Int(0, NUM_CARS),
+            "turn_player": S.Int(-1, n - 1),
+            "stamp_counter": S.Int(NUM_CARS + 1, NUM_CARS + 1 + advance),
+            "cur_card": S.Int(-1, NUM_CARDS - 1),
+            "ignored": S.Int(NO_CAR, NUM_CARS - 1 if self.powers_on else NO_CAR),
+            "dec_type": S.Str(decs),
+            "dec_seat": S.Int(TERMINAL, n - 1),
+            "bet_round": S.Int(-1, 2),
+            # ---- flat lists
+            "grid_cars": S.List(S.Int(NO_CAR, NUM_CARS - 1), length=NUM_CARS),
+            "deal_pool": S.List(S.Int(0, NUM_REGULAR - 1), max_len=NUM_REGULAR, unique=True, sorted_=True),
+            "setaside": S.List(S.Int(0, NUM_REGULAR - 1), max_len=aside, unique=True),
+            "played": S.List(card, max_len=NUM_CARDS - aside, unique=True),
+            "auction_order": S.List(car, max_len=NUM_CARS, unique=True),
+            "power_of_car": S.List(S.Int(NO_POWER, npow - 1), length=NUM_CARS),
+            "owner": S.List(S.Int(-1, n - 1), length=NUM_CARS),
+            "price": S.List(S.Int(0, top_bid), length=NUM_CARS),
+            "pos": S.List(S.Int(-1, ns - 1), length=NUM_CARS),
+            "place": S.List(S.Int(0, NUM_CARS), length=NUM_CARS),
+            "stamp": S.List(S.Int(0, NUM_CARS + advance), length=NUM_CARS),
+            "occ": S.List(S.Int(NO_CAR, NUM_CARS - 1), length=ns),
+            "finish_order": S.List(car, max_len=NUM_CARS, unique=True),
+            "pending": S.List(S.Int(-1, NUM_CARDS - 1), length=n),
+            "eligible": S.List(S.Int(0, 1), length=n),
+            "triggered": S.List(S.Int(0, 1), length=3),
+            "line_order": S.List(S.Int(0, max_line - 1), max_len=max_line, unique=True),
+            "turn_moved": S.List(S.Int(0, self.last_row + 1), length=NUM_CARS),
+            "turn_nonrect": S.List(S.Int(0, 1), length=NUM_CARS),
+            "bet_queue": S.List(S.Int(0, 2), max_len=3, unique=True, sorted_=True),
+            "dec_args": S.List(S.Int(0, ns - 1), max_len=NUM_CARS + 1),
+            "money": S.List(S.Int(-most_cars * top_bid, prizes + betmax), length=n),
+            # car, start space, moved, betting lines crossed, narrow entered: per line in the task
+            # machine; the fast resolution only counts (finishes, steered steps, crossings)
+            "line_track": (S.Tuple(S.Const(NO_CAR), S.Const(-1), S.Int(0, NUM_CARS + advance),
+                                   S.Int(0, 3 * NUM_CARS), S.Int(0, 1)) if self.fast_resolve else
+                           S.Tuple(S.Int(NO_CAR, NUM_CARS - 1), S.Int(-1, ns - 1), S.Int(0, line_speed),
+                                   S.Int(0, 3), S.Int(0, 1))),
+            # ---- nested lists
+            "bid_history": S.List(S.List(S.Int(-1, NUM_CARDS - 1), length=n), max_len=NUM_CARS),
+            "held": S.List(S.List(S.Int(0, npow - 1), max_len=2 if npow else 0), length=n),
+            "tasks": S.List(task, max_len=4),
+            "bet_rounds_pos": S.List(S.List(S.Int(1, NUM_CARS), length=NUM_CARS), max_len=3),
+            "bet_rounds_open": S.List(S.List(S.Int(0, 1), length=NUM_CARS), max_len=3),
+            "bets": S.List(S.List(S.Int(-1, NUM_CARS - 1), length=n), max_len=3),
+            "bet_k": S.List(S.Tuple(S.Int(0, 2)), max_len=3),
+            # ---- sets (saved sorted)
+            "hands": S.List(hand, length=n),
+            "revealed": S.List(hand, length=n),
+        }
+        return S.Dict(fields)
+
+    # the blocks of encoder.Layout, in the order it lays them out (the Layout attribute of each
+    # holds its offset; a block ends where the next one starts)
+    OBS_BLOCKS = ("nplayers", "car_static", "auction_idx", "auction_order", "bid_hist", "held", "paid",
+                  "triggered", "round_held", "round_pos", "round_open", "bets", "bet_committed", "bet_current",
+                  "stage", "dec", "yesno", "color", "decider", "me_deciding", "turn", "cars", "eligible",
+                  "committed", "my_bid", "hand", "played", "revealed", "hand_size", "cur_card", "reversed",
+                  "ignored", "money", "final_place")
+
+    def observation_layout(self) -> list[tuple[str, int, int]]:
+        """Named blocks of the observation, with the offsets of the encoder's ``Layout``; with
+        ``action_features=True`` the per-action block (``action_feature_offset``, 71) follows."""
+        L = self.layout
+        starts = [getattr(L, name) for name in self.OBS_BLOCKS] + [L.size]
+        out = [(name, starts[i], starts[i + 1] - starts[i]) for i, name in enumerate(self.OBS_BLOCKS)]
+        if self.action_feature_offset is not None:
+            out.append(("action_features", self.action_feature_offset, NUM_ACTIONS))
+        return out
 
     def renderer(self) -> Callable[["State"], np.ndarray]:
         from .render import render_rgb
@@ -173,19 +299,24 @@ class DownforceGame(Game):
 
     def heuristic_bot(self, seat: int, seed: int | None = None, **style: Any):
         """The heuristic bot; ``style`` picks a variant (``bet_own=True``: bet on the best-placed own
-        car; ``keep_speed8=x``: the lookahead a speed-8 card must gain, default 0.8 rows)."""
+        car; ``keep_speed8=x``: the lookahead a speed-8 card must gain, default 0.8 rows;
+        ``steer="auto"``: steer by automatic steering's fixed rule, the old heuristic; default
+        ``"player"``: its own and bet-on cars far, the others into blocked or slow lanes)."""
         from functools import partial
 
         from boardzoo.envs.core.bots import HeuristicBot
 
         from .bot import policy
-        unknown = sorted(set(style) - {"bet_own", "keep_speed8"})
+        unknown = sorted(set(style) - {"bet_own", "keep_speed8", "steer"})
         if unknown:
-            raise ConfigError(f"downforce heuristic: unknown style {unknown}; use bet_own, keep_speed8")
+            raise ConfigError(f"downforce heuristic: unknown style {unknown}; use bet_own, keep_speed8, steer")
+        if style.get("steer", "player") not in ("player", "auto"):
+            raise ConfigError(f"downforce heuristic: style steer={style['steer']!r}; use 'player' or 'auto'")
         if not style:
             return HeuristicBot(policy, seed, name="downforce-heuristic")
         return HeuristicBot(partial(policy, bet_own=bool(style.get("bet_own", False)),
-                                    keep_speed8=float(style.get("keep_speed8", 0.8))),
+                                    keep_speed8=float(style.get("keep_speed8", 0.8)),
+                                    steer=str(style.get("steer", "player"))),
                             seed, name="downforce-heuristic-variant")
 
 
@@ -329,9 +460,10 @@ class DownforceState(State):
         return int(pool[i if i < k else k - 1])
 
     def is_legal_chance(self, outcome: Any) -> bool:
-        if isinstance(outcome, (bool, np.bool_)) or not isinstance(outcome, (int, np.integer)):
+        outcome = as_action(outcome)
+        if outcome.__class__ is not int:
             return False
-        return self.dec_seat == CHANCE and int(outcome) in self._chance_pool()
+        return self.dec_seat == CHANCE and outcome in self._chance_pool()
 
     def _apply_chance(self, o: int) -> None:
         g = self.game
@@ -478,57 +610,98 @@ class DownforceState(State):
         self.tasks = [["end_turn"], ["turn_end", 0], ["line", 0], ["pre"]]
         self._run()
 
-    def _play_fast(self, card: int, start: int = 0, named: int = NO_CAR) -> None:
-        """The card resolution without powers and with automatic steering: the same rules as the
-        task machine below (a test compares both), in one loop. A wild line with several
-        candidates hands over to the task machine for the rest of the card."""
+    def _play_fast(self, card: int, start: int = 0, named: int = NO_CAR, carry: tuple | None = None) -> None:
+        """The card resolution without powers (either steering mode): the same rules as the task
+        machine below (a test compares both), in one loop. A decision (a wild line with several
+        candidates, a manual STEER) stops it; the decision resumes it at line ``start`` (with the
+        wild's ``named`` car), or for a STEER first with the rest of the steered car's line: ``carry``
+        = (car, movement left, the line's start space, the chosen space of its next step)."""
         g = self.game
         place = self.place
         pos = self.pos
         occ = self.occ
+        stamp = self.stamp
         steps = g.steps
         last = g.last_row
         rect = g.rect
+        bet_after = g.bet_after
         moved = self.turn_moved
+        manual = g.manual
         lines = g.deck[card]
-        for i in range(start, len(lines)):
-            car, speed = lines[i]
-            if car < 0:                                               # DF-R15
-                if named >= 0 and i == start:
-                    car = named                                       # named by the WILD decision
-                else:
-                    cands = self._wild_candidates()
-                    if not cands:
-                        continue
-                    if len(cands) > 1:
-                        self.tasks = []
-                        self._set_dec("wild", self.turn_player, [i] + cands)
-                        return
-                    car = cands[0]
-            if place[car]:                                            # DF-R14
-                continue
+        nlines = len(lines)
+        if carry is not None:
+            car, speed, line_start, forced = carry
+            i = start - 1
+        else:
+            car, speed, line_start, forced = -2, 0, -1, -1
+            i = start
+        while True:
+            if car == -2:                                             # the next line
+                if i >= nlines:
+                    break
+                car, speed = lines[i]
+                if car < 0:                                           # DF-R15
+                    if named >= 0 and i == start:
+                        car = named                                   # named by the WILD decision
+                    else:
+                        cands = self._wild_candidates()
+                        if len(cands) > 1:
+                            self.tasks = []
+                            self._set_dec("wild", self.turn_player, [i] + cands)
+                            return
+                        car = cands[0] if cands else -2
+                if car == -2 or place[car]:                           # DF-R14
+                    car = -2
+                    i += 1
+                    continue
+                line_start = pos[car]
             while speed > 0:                                          # DF-R16 .. DF-R21
                 sid = pos[car]
-                if sid // 3 == last:
-                    self._finish(car, 1)
-                    break
-                for _, nsid in steps[sid]:                            # DF-R20 preference order
-                    if occ[nsid] < 0:
-                        break
+                if forced >= 0:                                       # the STEER decision's step
+                    nsid = forced
+                    forced = -1
                 else:
-                    break                                             # DF-R18: blocked
+                    if sid // 3 == last:
+                        self._finish(car, 1)
+                        break
+                    nsid = -1
+                    for k, s2 in steps[sid]:                          # DF-R20 preference order
+                        if occ[s2] < 0:
+                            if nsid >= 0:                             # manual: a second legal step
+                                self._fast_steer(car, speed, i, line_start)
+                                return
+                            nsid = s2
+                            if not manual:
+                                break
+                    if nsid < 0:
+                        break                                         # DF-R18: blocked
                 occ[sid] = NO_CAR
                 occ[nsid] = car
                 pos[car] = nsid
-                self.stamp[car] = self.stamp_counter
+                stamp[car] = self.stamp_counter
                 self.stamp_counter += 1
                 moved[car] += 1
                 if not rect[nsid]:
                     self.turn_nonrect[car] = 1
-                if g.bet_after[sid // 3] >= 0:
+                if bet_after[sid // 3] >= 0:
                     self._cross(sid // 3, 1)
                 speed -= 1
+            car = -2
+            i += 1
         self._t_end_turn()
+
+    def _fast_steer(self, car: int, left: int, i: int, line_start: int) -> None:
+        """A manual STEER choice point (DF-R20) in ``_play_fast``: the same decision and task stack
+        as the task machine would have here (so the decision can also resume through it)."""
+        occ = self.occ
+        self.tasks = [["end_turn"], ["turn_end", 0], ["line", i + 1], ["after_line", car, line_start]]
+        args = [car, left, 1]
+        for k, s2 in self.game.steps[self.pos[car]]:
+            if occ[s2] < 0:
+                args.append(k)
+        self.dec_type = "steer"
+        self.dec_seat = self.turn_player                 # no powers here, so no Cunning (DF-R20)
+        self.dec_args = args
 
     def _run(self) -> None:
         """Process tasks until a decision is needed (or the turn is over)."""
@@ -838,6 +1011,15 @@ class DownforceState(State):
             m = bytearray(self._hb[s])
             m += _MASK_TAIL
             return np.frombuffer(m, dtype=np.int8)
+        if t == "steer":                            # few distinct masks: shared read-only arrays
+            key = tuple(self.dec_args[3:])
+            m = _STEER_MASKS.get(key)
+            if m is None:
+                b = bytearray(NUM_ACTIONS)
+                for k in key:
+                    b[A_STEER + k] = 1
+                m = _STEER_MASKS[key] = np.frombuffer(bytes(b), dtype=np.int8)
+            return m
         m = bytearray(NUM_ACTIONS)
         if t == "bet":
             for c in range(NUM_CARS):
@@ -846,9 +1028,6 @@ class DownforceState(State):
         elif t == "power":
             for p in self.held[s]:
                 m[A_POWER + self.power_of_car.index(p)] = 1
-        elif t == "steer":
-            for k in self.dec_args[3:]:
-                m[A_STEER + k] = 1
         elif t == "yesno":
             m[A_NO] = 1
             m[A_YES] = 1
@@ -858,7 +1037,10 @@ class DownforceState(State):
         return np.frombuffer(m, dtype=np.int8)
 
     def apply_action(self, action: Any) -> None:
-        """State.apply_action with a fast path for a legal int action (same semantics)."""
+        """State.apply_action with a fast path for a legal int action (same semantics: integer-like
+        actions, numpy ints and 0-d int arrays, count as ints; bools and floats are illegal)."""
+        if action.__class__ is not int:
+            action = as_action(action)
         if action.__class__ is int and self.dec_seat >= 0 and 0 <= action < NUM_ACTIONS:
             m = self._mask
             if m is None:
@@ -871,6 +1053,8 @@ class DownforceState(State):
 
     def is_legal(self, action: Any) -> bool:
         """Fast path of State.is_legal for decisions (same semantics)."""
+        if action.__class__ is not int:
+            action = as_action(action)
         if self.dec_seat == CHANCE and action.__class__ is int:
             return action in self._chance_pool()
         if self.dec_seat < 0 or action.__class__ is not int:
@@ -889,7 +1073,20 @@ class DownforceState(State):
         t = self.dec_type
         s = self.dec_seat
         self.dec_type = ""
-        if t == "play":
+        if t == "steer":                                              # the most frequent decision
+            car, left, is_line = self.dec_args[:3]
+            nsid = self.pos[car] + 2 + a - A_STEER                   # row + 1, lane + (a - A_STEER) - 1
+            tk = self.tasks
+            if (self.game.fast_resolve and len(tk) == 4 and tk[3][0] == "after_line" and tk[3][1] == car
+                    and tk[2][0] == "line" and tk[1] == ["turn_end", 0] and tk[0] == ["end_turn"]):
+                self.tasks = []                                       # resume _play_fast
+                self._play_fast(self.cur_card, tk[2][1], NO_CAR, (car, left, tk[3][2], nsid))
+                return
+            self._step(car, nsid, is_line)
+            if left > 1:
+                self.tasks.append(["move", car, left - 1, is_line])
+            self._run()
+        elif t == "play":
             self._play(a)
         elif t == "bid":
             self._bid(s, a)
@@ -897,14 +1094,6 @@ class DownforceState(State):
             self._bet(s, a - A_BET)
         elif t == "power":
             self._choose_power(s, a - A_POWER)
-        elif t == "steer":
-            car, left, is_line = self.dec_args[:3]
-            sid = self.pos[car]
-            row, lane = divmod(sid, 3)
-            self._step(car, (row + 1) * 3 + lane + (a - A_STEER) - 1, is_line)
-            if left > 1:
-                self.tasks.append(["move", car, left - 1, is_line])
-            self._run()
         elif t == "wild":
             li = self.dec_args[0]
             if self.game.fast_resolve:
@@ -1015,57 +1204,497 @@ class DownforceState(State):
         return st
 
     # ================================================================== invariants
+    # stage -> setup step (0 grid, 1 deal, 2 order, 3 powers, 4 auction, 5 race/bets, 6 end), the
+    # decision each stage allows (race: any of _RACE_DECS)
+    _STAGE_STEP = {"grid": 0, "deal": 1, "order": 2, "powers": 3, "auction": 4, "power": 4, "race": 5,
+                   "bet": 5, "end": 6}
+    _STAGE_DEC = {"auction": "bid", "power": "power", "bet": "bet"}
+    _RACE_DECS = ("play", "wild", "steer", "yesno", "color")
+
     def check_invariants(self) -> None:
+        """Every law a position of this game satisfies; an AssertionError names the field that
+        breaks one (saved states are untrusted: ``state_from_dict`` runs this after the schema, and
+        each check guards the indexing done by the later ones, so nothing else is raised)."""
+        g = self.game
         n = self.num_players
-        where: dict[int, str] = {}
-
-        def put(c: int, w: str) -> None:
-            assert c not in where, f"card {c} is both in {where[c]} and {w}"
-            where[c] = w
-
-        for s in range(n):
-            for c in self.hands[s]:
-                put(c, f"hand {s}")
-            assert self.revealed[s] <= self.hands[s], f"seat {s} revealed cards not in hand"
-        for c in self.setaside:
-            put(c, "set aside")
-        for c in self.played:
-            put(c, "played")
-        for c in self.deal_pool:
-            put(c, "undealt")
+        stage = self.stage
+        step = self._STAGE_STEP[stage]               # 0 grid, 1 deal, 2 order, 3 powers, 4 auction, 5 race, 6 end
+        k = self.chance_k
+        # ---- phase and decision
+        if step <= 3:
+            assert self.dec_type == "" and self.dec_seat == CHANCE and not self.dec_args, \
+                f"dec_type: setup stage {stage!r} is a chance node"
+            assert k < (NUM_REGULAR if stage == "deal" else NUM_CARS), f"chance_k: {k} in stage {stage!r}"
+        else:
+            assert k == 0, "chance_k: setup is over"
+            if stage == "end":
+                assert self.dec_type == "" and self.dec_seat == TERMINAL and not self.dec_args, \
+                    "dec_type: the game is over"
+            else:
+                want = self._STAGE_DEC.get(stage)
+                assert (self.dec_type == want if want else self.dec_type in self._RACE_DECS), \
+                    f"dec_type: {self.dec_type!r} cannot be decided in stage {stage!r}"
+                assert 0 <= self.dec_seat < n, f"dec_seat: {self.dec_seat} in stage {stage!r}"
+                if self.dec_type in ("bid", "play", "bet", "power"):
+                    assert not self.dec_args, "dec_args: this decision has no arguments"
+        # ---- grid, auction order, powers paired with cars (setup 1, 3)
+        placed = NUM_CARS if step > 0 else k
+        gc = self.grid_cars
+        assert all(c >= 0 for c in gc[:placed]) and all(c == NO_CAR for c in gc[placed:]) \
+            and len(set(gc[:placed])) == placed, "grid_cars: one car per grid position, filled in order"
+        assert len(self.auction_order) == (k if stage == "order" else 0 if step < 2 else NUM_CARS), \
+            "auction_order: every colour is auctioned exactly once (DF-R3)"
+        if g.powers_on:
+            paired = k if stage == "powers" else 0 if step < 3 else NUM_CARS
+            order = self.auction_order
+            pc = self.power_of_car
+            assert all(pc[order[i]] >= 0 for i in range(paired)) and \
+                sum(1 for p in pc if p >= 0) == paired and len({p for p in pc if p >= 0}) == paired, \
+                "power_of_car: one distinct power per auctioned car, paired in auction order (DF-V1)"
+        # ---- cards: every card exactly once (DF-R2)
+        hs = g.hand_size(n)
+        dealt = n * hs
+        owner = self.owner
+        groups = [(f"hand {s}", self.hands[s]) for s in range(n)] + [
+            ("set aside", self.setaside), ("played", self.played), ("undealt", self.deal_pool),
+            ("unsold speed-8", [NUM_REGULAR + c for c in range(NUM_CARS) if owner[c] < 0])]
+        seen = [0] * NUM_CARDS
+        for _, grp in groups:
+            for c in grp:
+                seen[c] += 1
+        if seen.count(1) != NUM_CARDS:
+            where: dict[int, str] = {}
+            for w, grp in groups:
+                for c in grp:
+                    assert c not in where, f"hands/played/setaside/deal_pool: card {c} is both in {where[c]} and {w}"
+                    where[c] = w
+            raise AssertionError("hands/played/setaside/deal_pool: cards not conserved (DF-R2)")
         for car in range(NUM_CARS):
-            if self.owner[car] < 0:
-                put(NUM_REGULAR + car, "unsold speed-8")
-        assert sorted(where) == list(range(NUM_CARDS)), "cards not conserved"
-        for s in range(n):
-            assert {c for c in range(NUM_CARDS) if self._hb[s][c]} == self.hands[s], "hand mirror"
-            assert {c for c in range(NUM_CARDS) if self._rb[s][c]} == self.revealed[s], "known-cards mirror"
-        if self.stage not in ("grid", "deal"):
-            assert len(self.setaside) == NUM_REGULAR - n * self.game.hand_size(n)
-        for s in range(n):
-            if self.pending[s] >= 0:
-                assert self.pending[s] in self.hands[s], "a pending bid is not in its bidder's hand"
-            assert len(self.held[s]) <= (2 if self.stage == "power" else 1)
-        owned = [c for c in range(NUM_CARS) if self.owner[c] >= 0]
-        assert len(owned) == self.auction_idx, "every auctioned car has exactly one owner"
-        if self.auction_idx == NUM_CARS:
-            assert all(s in self.owner for s in range(n)), "DF-R10: a player owns no car"
-        on = 0
+            c8 = NUM_REGULAR + car
+            if owner[car] >= 0:
+                assert c8 in self.hands[owner[car]] or c8 in self.played, \
+                    f"hands: the speed-8 card of car {car} is not with its owner (DF-R8)"
+        dk = k if stage == "deal" else 0 if step == 0 else NUM_REGULAR     # deal slots done
+        assert len(self.deal_pool) == NUM_REGULAR - dk, "deal_pool: does not match the deal slots done"
+        assert len(self.setaside) == max(0, dk - dealt), "setaside: the last 2 slots of a 4-5 player deal"
+        if step < 5:
+            assert not self.played, "played: the race has not started"
+        # ---- auction (DF-R3 .. DF-R10), recomputed from the revealed bids
+        ai = self.auction_idx
+        assert ai == (0 if step < 4 else NUM_CARS if step > 4 else ai), f"auction_idx: {ai} in stage {stage!r}"
+        assert (ai < NUM_CARS if stage == "auction" else ai > 0 if stage == "power" else True), \
+            f"auction_idx: {ai} in stage {stage!r}"
+        assert len(self.bid_history) == ai, "bid_history: one row per finished auction"
+        by = self._played_by(hs) if step >= 5 else []
+        played_by = dict(zip(self.played, by))
+        cars_of = [0] * n
+        elig = [0] * n
+        for i in range(ai):
+            car = self.auction_order[i]
+            elig = self._eligibility(cars_of, i)
+            bids = self.bid_history[i]
+            for s in range(n):
+                c = bids[s]
+                assert (c >= 0) == bool(elig[s]), f"bid_history[{i}][{s}]: a bid iff eligible (DF-R6)"
+                if c >= 0:
+                    assert c in self.hands[s] or played_by.get(c) == s, \
+                        f"bid_history[{i}][{s}]: card {c} is neither in the bidder's hand nor played by them"
+                    if c >= NUM_REGULAR:
+                        assert owner[c - NUM_REGULAR] == s and self.auction_order.index(c - NUM_REGULAR) < i, \
+                            f"bid_history[{i}][{s}]: speed-8 card {c} bid before its owner bought it"
+            winner, value = self._auction_result(car, bids)
+            assert owner[car] == winner, f"owner[{car}]: the auction's winner is seat {winner} (DF-R7)"
+            assert self.price[car] == value, f"price[{car}]: the winning bid is {value} (DF-R8)"
+            cars_of[winner] += 1
+        sold = self.auction_order[:ai]
         for car in range(NUM_CARS):
-            p = self.pos[car]
-            if p >= 0:
-                on += 1
-                assert self.occ[p] == car and self.game.exists[p]
-                assert not self.place[car]
-            elif self.stage not in ("grid",):
-                assert self.place[car] > 0
-        assert sum(1 for x in self.occ if x >= 0) == on
-        assert sorted(self.place[c] for c in self.finish_order) == list(range(1, len(self.finish_order) + 1))
-        if self.stage == "end":
+            if car not in sold:
+                assert owner[car] == -1 and self.price[car] == 0, f"owner[{car}]: the car is not sold yet"
+        if ai == NUM_CARS:
+            assert all(cars_of), "owner: a player owns no car (DF-R10)"
+        if stage == "auction":
+            elig = self._eligibility(cars_of, ai)
+            assert self.eligible == elig, "eligible: DF-R6 decides who bids"
+            ds = self.dec_seat
+            assert elig[ds], "dec_seat: the bidder is not eligible (DF-R4)"
+            for s in range(n):
+                p = self.pending[s]
+                if s < ds and elig[s]:
+                    assert p >= 0 and p in self.hands[s], f"pending[{s}]: a committed bid is a card in hand (DF-R4)"
+                else:
+                    assert p == -1, f"pending[{s}]: bids are committed in seat order (DF-R4)"
+        else:
+            assert self.pending == [-1] * n, "pending: no auction is open"
+            assert self.eligible == (elig if ai else [0] * n), "eligible: not the last auction's (DF-R6)"
+        if g.powers_on:
+            chooser = self.dec_seat if stage == "power" else -1
+            for s in range(n):
+                h = self.held[s]
+                mine = [self.power_of_car[c] for c in range(NUM_CARS) if owner[c] == s]
+                if s == chooser:
+                    last = self.auction_order[ai - 1]
+                    assert owner[last] == s and len(h) == 2 and h[1] == self.power_of_car[last] \
+                        and h[0] != h[1] and h[0] in mine, f"held[{s}]: the two powers to choose from (DF-V1)"
+                else:
+                    assert len(h) == min(1, len(mine)) and all(p in mine for p in h), \
+                        f"held[{s}]: one power of an owned car (DF-V1)"
+        # ---- hand sizes: the deal, then the speed-8 cards, then one card per turn (DF-R2, DF-R11, DF-R12)
+        for s in range(n):
+            if step <= 1:
+                want = len(range(s, min(dk, dealt), n))
+            elif step <= 4:
+                want = hs + cars_of[s]
+            else:
+                want = len(self.hands[s])       # checked by _played_by
+            assert len(self.hands[s]) == want, f"hands[{s}]: {len(self.hands[s])} cards, expected {want}"
+            bid = {b[s] for b in self.bid_history}
+            known = {c for c in self.hands[s] if c >= NUM_REGULAR or c in bid}
+            assert self.revealed[s] == known, f"revealed[{s}]: the revealed bids and speed-8 cards in hand (DF-R9)"
+        # ---- cars on the track (DF-R16 .. DF-R22, DF-R27)
+        self._check_cars(step)
+        # ---- the race turn, its pending sub-step and the betting rounds
+        self._check_turn(step, by)
+        self._check_bets(step)
+        if stage == "end":
+            assert len(self.finish_order) == NUM_CARS or not any(self.hands), \
+                "stage: the race ends when all cars finished or no cards are left (DF-R28)"
             prizes, betpay, paid = self.money_parts()
             for s in range(n):
-                assert self.money[s] == prizes[s] + betpay[s] - paid[s], "money identity"
-            assert sum(prizes) == sum(self.game.comp["prizes"])
+                assert self.money[s] == prizes[s] + betpay[s] - paid[s], f"money[{s}]: prizes + bets - prices (DF-R32)"
+        else:
+            assert self.money == [0] * n, "money: scored only at the end"
+        for s in range(n):                      # the byte mirrors the encoder reads
+            hb = bytearray(NUM_CARDS)
+            for c in self.hands[s]:
+                hb[c] = 1
+            rb = bytearray(NUM_CARDS)
+            for c in self.revealed[s]:
+                rb[c] = 1
+            assert hb == self._hb[s] and rb == self._rb[s], f"hands[{s}]: hand mirror"
+
+    def _eligibility(self, cars_of: list[int], i: int) -> list[int]:
+        """DF-R6: who bids in auction ``i`` given the cars each seat owns."""
+        carless = [0 if x else 1 for x in cars_of]
+        if NUM_CARS - i == sum(carless):
+            return carless
+        return [1] * self.num_players
+
+    def _auction_result(self, car: int, bids: list[int]) -> tuple[int, int]:
+        """(winner, price) of an auction from its bids (-1 = not eligible), as ``_resolve_auction``."""
+        g = self.game
+        best = None
+        winner, value = -1, 0
+        for s, c in enumerate(bids):
+            if c < 0:
+                continue
+            v = g.bid_value[c][car]
+            if v <= 0:
+                if winner < 0:
+                    winner = s
+                continue
+            key = (v, -g.bid_line[c][car])
+            if best is None or key > best:
+                best, winner, value = key, s, v
+        return winner, value
+
+    def _played_by(self, hs: int) -> list[int]:
+        """The seat that played each card of ``played``: the race starts with the owner of P1 and
+        passes in seat order, skipping empty hands (DF-R11, DF-R12); checks the hand sizes and the
+        seat to play against that."""
+        n = self.num_players
+        owner = self.owner
+        assert all(o >= 0 for o in owner), "owner: the race starts after six auctions (DF-R10)"
+        sizes = [hs] * n
+        for o in owner:
+            sizes[o] += 1
+        cur = owner[self.grid_cars[0]]
+        by = []
+        for i, c in enumerate(self.played):
+            assert cur >= 0, f"played[{i}]: a card was played after every hand was empty (DF-R28)"
+            if c >= NUM_REGULAR:
+                assert owner[c - NUM_REGULAR] == cur, f"played[{i}]: seat {cur} played another owner's speed-8 card"
+            by.append(cur)
+            sizes[cur] -= 1
+            nxt = -1
+            for j in range(1, n + 1):
+                t = (cur + j) % n
+                if sizes[t] > 0:
+                    nxt = t
+                    break
+            cur = nxt
+        for s in range(n):
+            assert len(self.hands[s]) == sizes[s], \
+                f"hands[{s}]: {len(self.hands[s])} cards, but turn order gives {sizes[s]} (DF-R11, DF-R12)"
+        if self.dec_type == "play":
+            assert self.turn_player == cur, f"turn_player: seat {cur} plays next (DF-R11, DF-R12)"
+        else:
+            assert by and self.turn_player == by[-1], "turn_player: the seat that played the last card"
+        return by
+
+    def _check_cars(self, step: int) -> None:
+        g = self.game
+        pos, place, stamp, occ = self.pos, self.place, self.stamp, self.occ
+        fo = self.finish_order
+        assert all(place[c] == i + 1 for i, c in enumerate(fo)) and sum(1 for p in place if p) == len(fo), \
+            "place: finishing places follow finish_order (DF-R21, DF-R22)"
+        if step < 5:
+            assert not fo, "finish_order: the race has not started"
+        gi = [-1] * NUM_CARS
+        for i, c in enumerate(self.grid_cars):
+            if c >= 0:
+                gi[c] = i
+        on = 0
+        advance = 0
+        for c in range(NUM_CARS):
+            p = pos[c]
+            if gi[c] < 0:
+                assert p == -1 and stamp[c] == 0 and not place[c], f"pos[{c}]: the car is not on the grid yet"
+                continue
+            start = g.grid[gi[c]]
+            if p >= 0:
+                on += 1
+                assert g.exists[p] and occ[p] == c, f"pos[{c}]: space {p} is not on the track or occ disagrees"
+                assert not place[c], f"place[{c}]: a car on the track has not finished"
+                rows = p // 3 - start // 3
+                assert rows >= 0, f"pos[{c}]: behind its grid row (DF-R16: no backward steps)"
+            else:
+                assert place[c], f"pos[{c}]: a car off the track must have finished (DF-R21)"
+                rows = g.last_row - start // 3
+            if rows == 0:
+                assert p == start and stamp[c] == gi[c] + 1, f"stamp[{c}]: a car that never moved keeps its grid stamp (DF-R27)"
+            else:
+                assert NUM_CARS < stamp[c] < self.stamp_counter, f"stamp[{c}]: a moved car's entry stamp (DF-R27)"
+            advance += rows
+            assert self.turn_moved[c] <= rows + (1 if place[c] else 0), f"turn_moved[{c}]: more than it moved"
+            assert self.turn_moved[c] or not self.turn_nonrect[c], f"turn_nonrect[{c}]: the car did not move"
+        assert len(set(stamp)) == NUM_CARS or step == 0, "stamp: entry stamps are distinct (DF-R27)"
+        assert step >= 5 or advance == 0, "pos: the cars stay on the grid until the race"
+        assert self.stamp_counter == NUM_CARS + 1 + advance, "stamp_counter: one stamp per step taken (DF-R27)"
+        assert sum(1 for x in occ if x >= 0) == on, "occ: a car where none stands (DF-R17)"
+        rows_done = [g.last_row + 1 if place[c] else pos[c] // 3 for c in range(NUM_CARS) if pos[c] >= 0 or place[c]]
+        for kk, r in enumerate(g.track["betting_lines"]):
+            assert self.triggered[kk] == (1 if any(x > r for x in rows_done) else 0), \
+                f"triggered[{kk}]: betting line {kk} triggers when the first car crosses it (DF-R23)"
+
+    def _check_turn(self, step: int, by: list[int]) -> None:
+        """The race turn: the card being resolved, the task stack and the pending sub-step."""
+        g = self.game
+        t = self.dec_type
+        mid = self.stage == "race" and t != "play"
+        lo = self.line_order
+        tp = self.turn_player
+        if step < 5:
+            assert tp == -1 and self.cur_card == -1, "turn_player: no race turn before the race"
+        if not self.played:
+            assert self.cur_card == -1, "cur_card: no card played yet"
+            assert not lo and self.ignored == NO_CAR and self.line_track == [NO_CAR, -1, 0, 0, 0] \
+                and not any(self.turn_moved) and not any(self.turn_nonrect), \
+                "line_order/ignored/line_track/turn_moved/turn_nonrect: no card played yet"
+        else:
+            last = self.played[-1]
+            assert self.cur_card == (-1 if t == "play" else last), "cur_card: the card being resolved"
+            fwd = list(range(len(g.deck[last])))
+            power = self.power(by[-1])
+            assert lo == fwd or (lo == fwd[::-1] and power == TRICKY), "line_order: top to bottom (DF-R13, DF-V1.5)"
+            assert self.ignored == NO_CAR or (power == STRATEGIC and self.ignored in g.card_cars[last]), \
+                "ignored: only Strategic ignores a printed colour (DF-V1.4)"
+        lt = self.line_track
+        if not g.fast_resolve and lt[0] == NO_CAR:
+            assert lt == [NO_CAR, -1, 0, 0, 0], "line_track: no line has moved a car yet"
+        elif not g.fast_resolve:
+            assert lt[1] >= 0 and g.exists[lt[1]], "line_track: the moved car's start space"
+        if not mid:
+            assert not self.tasks, "tasks: no card is being resolved"
+            if self.stage != "bet":
+                assert not self.bet_queue, "bet_queue: no card is being resolved"
+            if t == "play":
+                assert len(self.finish_order) < NUM_CARS and self.dec_seat == tp, \
+                    "dec_seat: the turn player plays a card (DF-R12)"
+            return
+        self._check_sub_step()
+
+    def _check_sub_step(self) -> None:
+        """A pending sub-step of a race card (DF-R15, DF-R20, DF-V1, DF-V2, DF-V7) and the task stack
+        that resumes after it (see ``_run``: what each task kind leaves on the stack)."""
+        g = self.game
+        t = self.dec_type
+        a = self.dec_args
+        ds = self.dec_seat
+        tp = self.turn_player
+        cur = self.cur_card
+        lines = g.deck[cur]
+        lo = self.line_order
+        tasks = self.tasks
+        pw = self.power(tp)
+        pos = self.pos
+        n = self.num_players
+        assert a, "dec_args: the sub-step's context is missing"
+        if g.fast_resolve and t == "wild":
+            assert not tasks, "tasks: the fast resolution keeps no task stack at a wild line"
+            assert a and a[0] < len(lines) and lines[a[0]][0] < 0, "dec_args: the wild line of the card (DF-R15)"
+            cands = self._wild_candidates()
+            assert a[1:] == cands and len(cands) > 1 and ds == tp, \
+                "dec_args: the cars the wild line may name (DF-R15)"
+            return
+        assert len(tasks) >= 2 and tasks[0] == ["end_turn"] and tasks[1][0] == "turn_end", \
+            "tasks: a card's resolution ends with the turn end (DF-V7)"
+        j = tasks[1][1]
+        rest = tasks[2:]
+        for x in rest:
+            if x[0] in ("after_line", "experienced"):
+                sp = self.pos[x[1]]
+                assert g.exists[x[2]] and (sp < 0 or x[2] // 3 <= sp // 3), \
+                    f"tasks: {x[0]}'s start space is not behind its car"
+        top = rest[1:] if j == 0 else rest
+        if j == 0:                              # the card's lines (DF-V7 1-3)
+            assert rest and rest[0][0] == "line" and rest[0][1] <= len(lo) and len(top) <= 1, \
+                "tasks: the lines of the card"
+            i = rest[0][1]
+            assert not top or (i > 0 and top[0][0] in ("after_line", "experienced")), "tasks: after a line"
+            li = lo[i - 1] if i > 0 else -1
+            if top:                             # the car the line moved: printed, or named by a wild
+                lc = lines[li][0]
+                assert top[0][1] == lc or (lc == NO_CAR and (top[0][1] not in g.card_cars[cur]
+                                                            or pw == UNPREDICTABLE)), \
+                    "tasks: the car moved is not the line's car (DF-R13, DF-R15)"
+            if i == 0:
+                assert not any(self.turn_moved) and not self.bet_queue, \
+                    "turn_moved/bet_queue: nothing has moved before the first line"
+        else:                                   # turn-end powers (DF-V7 4)
+            assert g.powers_on and j <= n and len(top) <= 1 and all(x[0] == "determined" for x in top), \
+                "tasks: the turn-end powers"
+            i = li = -1
+        if t == "steer":
+            assert len(a) >= 3, "dec_args: car, movement left, line flag and the legal steps"
+            car, left, is_line = a[0], a[1], a[2]
+            assert car < NUM_CARS and pos[car] >= 0, "dec_args: the steered car is on the track"
+            free = [kk for kk, s2 in g.steps[pos[car]] if self.occ[s2] < 0]
+            assert a[3:] == free and len(free) > 1, "dec_args: the legal steps (DF-R16, DF-R17, DF-R20)"
+            assert ds == self._steerer(car), f"dec_seat: seat {self._steerer(car)} steers this car (DF-R20, DF-V1.2)"
+            assert j > 0 or (top and top[0][1] == car), "tasks: the car being moved"
+            assert 1 <= left and is_line == (1 if top and top[0][0] == "after_line" else 0), \
+                "dec_args: the movement left"
+            if j == 0:
+                if top[0][0] == "after_line":
+                    assert left <= max(lines[li][1] + 1, BOLD_SPEED), "dec_args: more movement than the line"
+                    if not g.fast_resolve:
+                        assert self.line_track[:2] == top[0][1:], "line_track: the line's car and start space"
+                else:
+                    assert left <= EXTRA_MOVE and self.line_track[:3] == top[0][1:], "tasks: the extra movement"
+            elif top:
+                s, c0 = top[0][1], top[0][2]
+                assert car == c0 - 1 and s == (tp + j - 1) % n and self.owner[car] == s \
+                    and self.power(s) == DETERMINED and left <= EXTRA_MOVE, "tasks: the Determined movement (DF-V1.3)"
+            else:
+                assert j == 1 and pw == DEFENSIVE and self.owner[car] == tp and left <= DEFENSIVE_MOVE, \
+                    "tasks: the Defensive movement (DF-V2.5)"
+            return
+        if t == "wild":
+            assert j == 0 and i > 0 and not top and a[0] == li and lines[li][0] < 0, \
+                "dec_args: the wild line being resolved (DF-R15)"
+            cands = self._wild_candidates()
+            assert a[1:] == cands and len(cands) > 1 and ds == tp, "dec_args: the cars the wild line may name (DF-R15)"
+            return
+        assert g.powers_on, f"dec_type: {t!r} needs powers"
+        kind = a[0]
+        if t == "color":
+            assert kind < len(COLOR_KINDS), "dec_args: the colour choice kind"
+            if COLOR_KINDS[kind] == "strategic":
+                assert j == 0 and i == 0 and pw == STRATEGIC and ds == tp and self.ignored == NO_CAR \
+                    and len(g.card_cars[cur]) == NUM_CARS and a[1:] == sorted(g.card_cars[cur]), \
+                    "dec_args: Strategic names one of the six printed colours (DF-V1.4)"
+            else:
+                mine = [c for c in range(NUM_CARS) if self.owner[c] == tp]
+                cands = [c for c in mine if not self.place[c]]
+                assert j == 1 and not top and pw == DEFENSIVE and ds == tp and a[1:] == cands and len(cands) > 1 \
+                    and not any(self.turn_moved[c] for c in mine), \
+                    "dec_args: Defensive chooses one of the own unfinished cars (DF-V2.5)"
+            return
+        assert kind < len(YESNO_KINDS), "dec_args: the yes/no prompt kind"
+        name = YESNO_KINDS[kind]
+        if name in ("tricky", "strategic"):
+            ok = (pw == TRICKY and len(lines) >= 2) if name == "tricky" else \
+                (pw == STRATEGIC and len(g.card_cars[cur]) == NUM_CARS)
+            assert ok and len(a) == 1 and j == 0 and i == 0 and ds == tp and self.ignored == NO_CAR \
+                and lo == list(range(len(lines))), f"dec_args: the {name} prompt before the first line (DF-V1.4/5)"
+            return
+        if name == "aggressive":
+            assert len(a) == 3 and j == 0 and i > 0 and not top and a[1] == li == 0, \
+                "dec_args: Aggressive asks at the top line (DF-V1.1)"
+            car = a[2]
+            assert car < NUM_CARS and pos[car] >= 0 and self.owner[car] == tp and pw == AGGRESSIVE and ds == tp \
+                and car != self.ignored and lines[0][0] in (car, NO_CAR), "dec_args: Aggressive's car (DF-V1.1)"
+            return
+        if name == "experienced":
+            assert len(a) == 3 and j == 0 and i > 0 and not top, "dec_args: Experienced asks after a line (DF-V2.2)"
+            x, start = a[1], a[2]
+            assert x < NUM_CARS and pos[x] >= 0 and (1, start) in g.steps[pos[x]] and self.occ[start] < 0 \
+                and self.owner[x] >= 0 and self.power(self.owner[x]) == EXPERIENCED and ds == self.owner[x], \
+                "dec_args: Experienced steps straight into the vacated space (DF-V2.2)"
+            return
+        if name == "determined":
+            assert len(a) == 2 and j >= 1 and top, "dec_args: Determined asks at the turn end (DF-V1.3)"
+            c = a[1]
+            s, c0 = top[0][1], top[0][2]
+            assert c < NUM_CARS and c0 == c + 1 and s == (tp + j - 1) % n and self.owner[c] == s and ds == s \
+                and self.power(s) == DETERMINED and pos[c] >= 0 and self.turn_moved[c] and not self.turn_nonrect[c], \
+                "dec_args: a Determined car that moved on rectangular spaces only (DF-V1.3)"
+            return
+        # ambitious, tough, reckless: right after the line's movement (DF-V7 3)
+        assert len(a) == 2 and j == 0 and top and top[0][0] == "experienced" and top[0][1] == a[1], \
+            f"dec_args: the {name} prompt follows the line's movement"
+        car = a[1]
+        o = self.owner[car]
+        lt = self.line_track
+        want = {"ambitious": AMBITIOUS, "tough": TOUGH, "reckless": RECKLESS}[name]
+        assert pos[car] >= 0 and o >= 0 and ds == o and self.power(o) == want and lt[:3] == top[0][1:], \
+            f"dec_args: the {name} prompt is for the moved car's owner"
+        if name == "ambitious":
+            assert lt[3] > 0, "line_track: Ambitious needs a betting line crossed (DF-V2.1)"
+        elif name == "tough":
+            assert lt[2] > 0 and g.rumble[pos[car]], "line_track: Tough needs a move onto rumble (DF-V2.3)"
+        else:
+            assert o == tp and lt[4], "line_track: Reckless needs a narrow space entered on its turn (DF-V2.6)"
+
+    def _check_bets(self, step: int) -> None:
+        """Betting rounds (DF-R23 .. DF-R27): held in line order, recorded positions, hidden bets."""
+        nr = len(self.bets)
+        n = self.num_players
+        assert self.bet_round == nr - 1, "bet_round: the last betting round held"
+        assert len(self.bet_k) == len(self.bet_rounds_pos) == len(self.bet_rounds_open) == nr, \
+            "bet_k/bet_rounds_pos/bet_rounds_open: one entry per betting round"
+        ks = [x[0] for x in self.bet_k]
+        assert all(ks[r] < ks[r + 1] for r in range(nr - 1)), "bet_k: rounds follow the line order (DF-R24)"
+        q = self.bet_queue
+        assert all(self.triggered[x] for x in ks + q) and not set(ks) & set(q) \
+            and all(x > ks[-1] for x in q if ks), "bet_queue: triggered lines not held yet (DF-R24)"
+        trig = {x for x in range(3) if self.triggered[x]}
+        held = set(ks) | set(q)
+        assert held == trig or (self.stage == "end" and len(self.finish_order) == NUM_CARS), \
+            "triggered: every triggered line gets its betting round (DF-R24, DF-R25)"
+        fo = self.finish_order
+        done = 0
+        betting = self.stage == "bet"
+        for r in range(nr):
+            rp, ro = self.bet_rounds_pos[r], self.bet_rounds_open[r]
+            f = ro.count(0)
+            assert sorted(rp) == list(range(1, NUM_CARS + 1)), f"bet_rounds_pos[{r}]: positions 1..6 (DF-R27)"
+            assert done <= f < NUM_CARS and f <= len(fo) and all(ro[c] == 0 and rp[c] == i + 1 for i, c in
+                                                                 enumerate(fo[:f])), \
+                f"bet_rounds_open[{r}]: the cars finished at that round (DF-R25, DF-R27)"
+            done = f
+            last = betting and r == nr - 1
+            if last:
+                assert ro == [0 if self.place[c] else 1 for c in range(NUM_CARS)], \
+                    f"bet_rounds_open[{r}]: the unfinished cars (DF-R25)"
+            for s in range(n):
+                b = self.bets[r][s]
+                if last and s >= self.dec_seat:
+                    assert b == -1, f"bets[{r}][{s}]: bets are committed in seat order"
+                else:
+                    assert b >= 0 and ro[b], f"bets[{r}][{s}]: a bet on a car that had not finished (DF-R25)"
+        if betting:
+            assert nr > 0, "stage: a betting round needs its record"
 
     # ================================================================== copy / JSON
     def clone(self) -> "DownforceState":
@@ -1092,8 +1721,8 @@ class DownforceState(State):
         return st
 
     def _to_dict(self) -> dict:
-        d: dict[str, Any] = {"env_id": self.game.env_id, "version": self.game.version,
-                             "options": dict(self.game.options), "num_players": self.num_players}
+        """The state's own fields (the core adds env id, version, options and player count)."""
+        d: dict[str, Any] = {}
         src = self.__dict__
         for k in _SCALARS:
             d[k] = src[k]
@@ -1106,6 +1735,8 @@ class DownforceState(State):
         return d
 
     def _load(self, d: dict) -> None:
+        """Fill the fields from a schema-checked dict (``DownforceGame.state_schema``) and rebuild
+        the derived caches; ``check_invariants`` decides whether the result is a position."""
         for k in _SCALARS:
             setattr(self, k, d[k])
         for k in _LISTS:

@@ -30,8 +30,13 @@ def card(*lines: str) -> int:
 
 
 def race(n: int = 4, cars: dict | None = None, finished: list[int] | None = None, owners=None,
-         hands: dict | None = None, turn: int = 0, powers: dict | None = None, **options):
+         hands: dict | None = None, turn: int = 0, powers: dict | None = None, steering: str | None = "auto",
+         **options):
     """A race position built directly.
+
+    Movement tests read the car positions right after a card, so positions are built with automatic
+    steering (DF-V5) unless ``steering`` says otherwise (``"manual"``, the game's default, or ``None``
+    for the game's default).
 
     Args:
         cars: {car: (row, lane)} for cars on the track (in stamp order: listed first = entered first).
@@ -45,6 +50,8 @@ def race(n: int = 4, cars: dict | None = None, finished: list[int] | None = None
         options.setdefault("powers", True)
         if any(POWER[p] >= 6 for p in powers.values()):
             options.setdefault("extra_powers", True)
+    if steering is not None:
+        options["steering"] = steering
     game = DownforceGame(**options)
     st = game.new_initial_state(n)
     st.grid_cars = list(range(6))

@@ -1,6 +1,7 @@
 """The optional action-feature block (``action_features=True``): for the seat to move, the 1-ply
-lookahead of every race card, the speed of every card for the car being auctioned, the race position
-of every car for bets; zeros for everybody else and for illegal actions."""
+lookahead of every race card, lane choice (STEER) and wild car, the speed of every card for the car
+being auctioned, the race position of every car for bets; zeros for everybody else and for illegal
+actions."""
 from __future__ import annotations
 
 import numpy as np
@@ -48,11 +49,11 @@ def test_features_match_the_lookahead_and_stay_private(n):
         for q in range(n):
             if q != p:
                 assert not st.observation(q)[off:].any(), "features for a seat not to move"
-        if st.stage == "race" and st.dec_type == "play":
+        if st.stage == "race" and st.dec_type in ("play", "steer", "wild"):
             base = bot._value(st, p)
             np.testing.assert_allclose(f[legal], np.array(bot.play_values(st, p, legal)) - base, rtol=1e-5,
                                        atol=1e-6)
-            kinds.add("play")
+            kinds.add(st.dec_type)
         elif st.stage == "auction":
             car = st.auction_order[st.auction_idx]
             assert [round(float(f[c]) * 5) for c in legal] == [st.game.bid_value[c][car] for c in legal]
@@ -63,9 +64,10 @@ def test_features_match_the_lookahead_and_stay_private(n):
             assert order.index(int(top) - A_BET) == min(order.index(int(a) - A_BET) for a in legal)
             kinds.add("bet")
         # the rest of the observation is the plain encoding
-        st2 = plain.state_from_dict(st.to_dict())
-        np.testing.assert_array_equal(obs[:off], st2.observation(p))
-    assert kinds == {"play", "bid", "bet"}
+        d = st.to_dict()
+        d["options"]["action_features"] = False
+        np.testing.assert_array_equal(obs[:off], plain.state_from_dict(d).observation(p))
+    assert kinds == {"play", "steer", "wild", "bid", "bet"}
 
 
 def test_heuristic_race_choice_is_the_best_feature_with_its_speed8_penalty():

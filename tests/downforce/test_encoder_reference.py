@@ -87,7 +87,8 @@ def reference(st, seat: int) -> np.ndarray:
         elif st.place[c]:
             o[b] = 1
             o[b + 4 + st.place[c]] = 1
-        o[b + 17] = c == subject
+        if c == subject:                # a STEER's subject shows its movement left / 8
+            o[b + 17] = min(st.dec_args[1], 8) / 8 if st.dec_type == "steer" else 1
         o[b + 18] = min(st.turn_moved[c], 255) / 4
         o[b + 19] = st.turn_nonrect[c]
     if st.stage != "grid":
@@ -121,18 +122,17 @@ def reference(st, seat: int) -> np.ndarray:
     return o
 
 
-@pytest.mark.parametrize("opts", [{}, {"powers": True, "extra_powers": True, "steering": "manual"},
-                                  {"powers": True, "odds_winner_only": True, "track": "sprint"}])
+@pytest.mark.parametrize("opts", [{}, {"steering": "auto"}, {"powers": True, "extra_powers": True},
+                                  {"powers": True, "odds_winner_only": True, "track": "sprint", "steering": "auto"}])
 def test_encoder_matches_the_reference(opts):
     game = DownforceGame(**opts)
     rng = np.random.default_rng(7)
     for n in (2, 4, 6):
         st = game.new_initial_state(n)
         while True:
-            if not st.is_chance_node():
-                for p in range(n):
-                    np.testing.assert_allclose(st.observation(p), reference(st, p), rtol=1e-6, atol=1e-7,
-                                               err_msg=f"seat {p} in {st.phase()}")
+            for p in range(n):                        # chance nodes too (the caches' keys)
+                np.testing.assert_allclose(st.observation(p), reference(st, p), rtol=1e-6, atol=1e-7,
+                                           err_msg=f"seat {p} in {st.phase()}")
             if st.is_terminal():
                 break
             if st.is_chance_node():

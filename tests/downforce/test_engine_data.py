@@ -94,10 +94,11 @@ def test_observation_caches_match_a_fresh_encoding():
                 st.apply_action(int(rng.choice(legal(st))))
 
 
+@pytest.mark.parametrize("steering", ["manual", "auto"])
 @pytest.mark.parametrize("n", [2, 4, 6])
-def test_fast_resolution_equals_the_task_machine(n):
-    fast = DownforceGame()
-    slow = DownforceGame()
+def test_fast_resolution_equals_the_task_machine(n, steering):
+    fast = DownforceGame(steering=steering)
+    slow = DownforceGame(steering=steering)
     slow.fast_resolve = False
     assert fast.fast_resolve
     rng = np.random.default_rng(n)
@@ -127,7 +128,8 @@ def test_parallel_env_collects_secret_bids_in_one_step():
 
 
 @pytest.mark.parametrize("opts,decisions,finish,money", [
-    ({}, 77, [1, 0, 3, 4, 5, 2], [28, -4, 10, 8]),
+    ({}, 285, [1, 0, 3, 5, 2, 4], [21, 11, 7, 11]),                  # manual steering (default)
+    ({"steering": "auto"}, 77, [1, 0, 3, 4, 5, 2], [28, -4, 10, 8]),
     ({"powers": True, "extra_powers": True, "steering": "manual", "odds_betting": True}, 301,
      [5, 1, 3, 2, 0, 4], [10, 1, 7, 9]),
 ])
