@@ -11,6 +11,7 @@ count), that the old module, the rebuilt torch module (loaded through the checke
 model and the numpy policy choose the same action, one observation at a time and in batches. Only
 then is ``policy.pt`` removed; ``converted_from`` in the card records its hash and the check.
 """
+
 from __future__ import annotations
 
 import json
@@ -61,17 +62,17 @@ def decisions(game, bot, games: int, seed: int):
                 continue
             obs, mask = st.observation(p), st.legal_mask()
             yield obs, mask
-            a = bot.act({"observation": obs, "action_mask": mask}) if rng.random() < 0.5 else \
-                int(rng.choice(np.flatnonzero(mask)))
+            a = (
+                bot.act({"observation": obs, "action_mask": mask})
+                if rng.random() < 0.5
+                else int(rng.choice(np.flatnonzero(mask)))
+            )
             st.apply_action(a)
 
 
 def convert(folder: Path, games: int = 100) -> dict:
-    import onnxruntime as ort
 
-    from boardzoo.envs import make_game
-    from boardzoo.training.export import load_bot, sha256, write_policy
-    from boardzoo.training.policy import NumpyPolicy
+    from boardzoo.training.export import sha256
 
     pt = folder / "policy.pt"
     old_card = json.loads((folder / "card.json").read_text())
@@ -81,7 +82,7 @@ def convert(folder: Path, games: int = 100) -> dict:
     assert old_hash == old_card["files"]["policy.pt"], "policy.pt does not match its card"
     card = {k: v for k, v in old_card.items() if k not in ("files", "format", "format_version", "net", "onnx_error")}
     card["training"] = dict(card.get("training", {}), net=old_card.get("net"))
-    keep = folder / "policy.pt.old"           # write_policy removes a stale policy.pt; keep it until checked
+    keep = folder / "policy.pt.old"  # write_policy removes a stale policy.pt; keep it until checked
     pt.rename(keep)
     try:
         checked = _write_and_check(folder, params, activation, card, old, old_card, games)
@@ -101,7 +102,7 @@ def _write_and_check(folder, params, activation, card, old, old_card, games):
 
     old_hash = old_card["files"]["policy.pt"]
     write_policy(params, activation, card, folder)
-    bot = load_bot(folder)                     # the checked loader
+    bot = load_bot(folder)  # the checked loader
     game = make_game(old_card["env_id"], **old_card["options"])
     sess = ort.InferenceSession(str(folder / "policy.onnx"))
     npol = NumpyPolicy(params, activation)
@@ -114,18 +115,21 @@ def _write_and_check(folder, params, activation, card, old, old_card, games):
             assert got == want == npol.act(obs, mask), (folder, want, got)
             obs_all.append(obs)
             mask_all.append(mask.astype(np.int8))
-        O, M = np.stack(obs_all), np.stack(mask_all)
-        want = old(torch.from_numpy(O), torch.from_numpy(M)).numpy()
-        assert (bot.module(torch.from_numpy(O), torch.from_numpy(M)).numpy() == want).all()
-        assert (sess.run(None, {"observation": O, "action_mask": M})[0] == want).all()
-        assert (npol.actions(O, M) == want).all()
-    n = len(O)
+        obs_b, mask_b = np.stack(obs_all), np.stack(mask_all)
+        want = old(torch.from_numpy(obs_b), torch.from_numpy(mask_b)).numpy()
+        assert (bot.module(torch.from_numpy(obs_b), torch.from_numpy(mask_b)).numpy() == want).all()
+        assert (sess.run(None, {"observation": obs_b, "action_mask": mask_b})[0] == want).all()
+        assert (npol.actions(obs_b, mask_b) == want).all()
+    n = len(obs_b)
     card = json.loads((folder / "card.json").read_text())
     card["converted_from"] = {
-        "file": "policy.pt", "format": "boardzoo-policy 1 (TorchScript)", "sha256": old_hash,
+        "file": "policy.pt",
+        "format": "boardzoo-policy 1 (TorchScript)",
+        "sha256": old_hash,
         "checked": f"same action as the old module on {n} decisions of {games} games (single and batched; "
-                   f"rebuilt torch module, ONNX under onnxruntime, numpy policy)",
-        "date": time.strftime("%Y-%m-%d", time.gmtime())}
+        f"rebuilt torch module, ONNX under onnxruntime, numpy policy)",
+        "date": time.strftime("%Y-%m-%d", time.gmtime()),
+    }
     (folder / "card.json").write_text(json.dumps(card, indent=1, sort_keys=True) + "\n")
     load_bot(folder)
     print(f"{folder.name}: converted; {n} decisions identical ({time.time() - t0:.0f} s); policy.pt removed")

@@ -1,6 +1,7 @@
 """The distribution maps envs/ -> boardzoo.envs, training/ -> boardzoo.training and checkpoints/ ->
 boardzoo.checkpoints (the shipped bots), with their data files; an installed wheel plays every
 shipped bot from anywhere."""
+
 from __future__ import annotations
 
 import json
@@ -29,10 +30,18 @@ def wheel(tmp_path_factory):
     anyone else building in the same checkout at the same time)."""
     out = tmp_path_factory.mktemp("wheel")
     src = out / "src"
-    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "build", "dist", "runs", "*.egg-info", "__pycache__", ".pytest_cache", "eval_*"))
-    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
-                        "-w", str(out), str(src)], capture_output=True, text=True)
+    shutil.copytree(
+        ROOT,
+        src,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv", "build", "dist", "runs", "*.egg-info", "__pycache__", ".pytest_cache", "eval_*"
+        ),
+    )
+    r = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out), str(src)],
+        capture_output=True,
+        text=True,
+    )
     if r.returncode != 0:
         pytest.fail(f"pip wheel failed:\n{r.stderr[-2000:]}")
     (whl,) = out.glob("boardzoo-*.whl")
@@ -61,8 +70,12 @@ def test_wheel_carries_every_game_with_its_data(wheel_files):
 
 def test_imports_only_under_boardzoo_names():
     # the top-level folders are not importable as 'envs'/'training' from an installed package
-    r = subprocess.run([sys.executable, "-c", "import boardzoo.envs, boardzoo.envs.core.adapter; print('ok')"],
-                       capture_output=True, text=True, cwd="/")
+    r = subprocess.run(
+        [sys.executable, "-c", "import boardzoo.envs, boardzoo.envs.core.adapter; print('ok')"],
+        capture_output=True,
+        text=True,
+        cwd="/",
+    )
     assert r.stdout.strip() == "ok", r.stderr
 
 
@@ -118,19 +131,32 @@ def test_installed_wheel_plays_every_shipped_bot_from_anywhere(wheel, tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     py = venv / "bin" / "python"
-    r = subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-deps",
-                        "--no-index", str(wheel)], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-deps", "--no-index", str(wheel)],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
-    site = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    site = subprocess.run(
+        [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     # this venv's packages (torch, safetensors, numpy, ...) after the fresh site-packages; the
     # editable install's own .pth is not processed from there, so the checkout is not importable
     (Path(site) / "_deps_from_test_venv.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "BOARDZOO_CHECKPOINTS", "PYTHONHOME")}
     cwd = tmp_path / "elsewhere"
     cwd.mkdir()
-    r = subprocess.run([str(py), "-c", textwrap.dedent(_PLAY_EVERY_SHIPPED_BOT), site, *SHIPPED],
-                       capture_output=True, text=True, cwd=cwd, env=env, timeout=600)
+    r = subprocess.run(
+        [str(py), "-c", textwrap.dedent(_PLAY_EVERY_SHIPPED_BOT), site, *SHIPPED],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     moves = json.loads(r.stdout.strip().splitlines()[-1])
     assert set(moves) == set(SHIPPED) and all(m > 0 for m in moves.values()), moves

@@ -27,6 +27,7 @@ What the checks guarantee and what they do not:
   everything else, the ONNX file's hash included): ``load_bot(path, sha256=...)``.
 * A bot that loads may still play badly; its strength is what its card says was measured.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -48,7 +49,7 @@ CARD = "card.json"
 WEIGHTS = "weights.safetensors"
 ONNX = "policy.onnx"
 KNOWN_FILES = (WEIGHTS, ONNX)
-OLD_FILE = "policy.pt"                    # format 1 (TorchScript): refused, never opened
+OLD_FILE = "policy.pt"  # format 1 (TorchScript): refused, never opened
 ACTIVATIONS = ("tanh", "relu")
 SKIP_TENSOR = "skip_gain"
 
@@ -60,8 +61,16 @@ MAX_LAYERS = 16
 MAX_WIDTH = 1 << 16
 MAX_INPUT = 1 << 22
 _HEX64 = re.compile(r"[0-9a-f]{64}")
-META_KEYS = ("format", "format_version", "env_id", "version", "options", "architecture",
-             "tensors_sha256", "onnx_sha256")
+META_KEYS = (
+    "format",
+    "format_version",
+    "env_id",
+    "version",
+    "options",
+    "architecture",
+    "tensors_sha256",
+    "onnx_sha256",
+)
 
 
 class CheckpointError(BoardZooError):
@@ -83,12 +92,23 @@ def _is_int(x: Any) -> bool:
 
 
 def _kind(x: Any) -> str:
-    return "null" if x is None else {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
-                                     int: "an integer", float: "a number"}.get(type(x), type(x).__name__)
+    return (
+        "null"
+        if x is None
+        else {
+            dict: "an object",
+            list: "a list",
+            str: "a string",
+            bool: "a boolean",
+            int: "an integer",
+            float: "a number",
+        }.get(type(x), type(x).__name__)
+    )
 
 
 def _strict_json(text: str, where: str) -> Any:
     """JSON with duplicate keys and NaN/Infinity refused (a human and the parser must read the same)."""
+
     def pairs(items: list) -> dict:
         out = {}
         for k, v in items:
@@ -112,14 +132,21 @@ def canonical(obj: Any) -> str:
 
 
 # ---------------------------------------------------------------------- architecture
-def architecture(input_size: int, hidden: list[int], num_actions: int, activation: str,
-                 skip_offset: int | None = None) -> dict:
+def architecture(
+    input_size: int, hidden: list[int], num_actions: int, activation: str, skip_offset: int | None = None
+) -> dict:
     """The card's ``architecture``: an MLP policy ``obs -> hidden (activation) -> ... -> logits``
     (+ ``skip_gain * obs[offset:offset + num_actions]``), greedy over the legal actions."""
-    arch = {"kind": "mlp_policy", "input_size": int(input_size), "hidden": [int(h) for h in hidden],
-            "num_actions": int(num_actions), "activation": activation,
-            "action_skip": None if skip_offset is None else {"offset": int(skip_offset)},
-            "value_head": None, "dtype": "float32"}
+    arch = {
+        "kind": "mlp_policy",
+        "input_size": int(input_size),
+        "hidden": [int(h) for h in hidden],
+        "num_actions": int(num_actions),
+        "activation": activation,
+        "action_skip": None if skip_offset is None else {"offset": int(skip_offset)},
+        "value_head": None,
+        "dtype": "float32",
+    }
     arch["tensors"] = tensor_shapes(arch)
     return arch
 
@@ -190,7 +217,7 @@ def write_weights(path: Path, tensors: dict[str, np.ndarray], meta: dict[str, An
     save_file({k: np.ascontiguousarray(v, dtype=np.float32) for k, v in tensors.items()}, str(path), metadata=header)
     umask = os.umask(0)
     os.umask(umask)
-    os.chmod(path, 0o666 & ~umask)        # safetensors writes 0600; a bot is a readable data file
+    os.chmod(path, 0o666 & ~umask)  # safetensors writes 0600; a bot is a readable data file
     return digest
 
 
@@ -242,12 +269,15 @@ def check_card(card: Any, where: str) -> dict:
             f"{where}: field 'format_version': this is a format-1 bot (TorchScript {OLD_FILE}), which BoardZoo "
             f"no longer loads because loading TorchScript can run code; re-export it from its training run "
             f"(boardzoo export RUN_DIR), or, only if you trust its origin, convert it with "
-            f"scripts/convert_bots.py")
+            f"scripts/convert_bots.py"
+        )
     if fmt != FORMAT:
         raise c.fail("format", f"must be {FORMAT!r}, got {fmt!r}")
     fv = c.typed(card, "format_version", int, "an integer")
     if fv != FORMAT_VERSION:
-        raise c.fail("format_version", f"must be {FORMAT_VERSION} (this BoardZoo reads format {FORMAT_VERSION}), got {fv}")
+        raise c.fail(
+            "format_version", f"must be {FORMAT_VERSION} (this BoardZoo reads format {FORMAT_VERSION}), got {fv}"
+        )
     c.typed(card, "env_id", str, "a string")
     c.count(card, "version", 0, 1 << 30)
     opts = c.typed(card, "options", dict, "an object")
@@ -256,7 +286,9 @@ def check_card(card: Any, where: str) -> dict:
             raise c.fail(f"options.{k}", f"must be a JSON value, got {_kind(v)}")
     shape = c.typed(card, "observation_shape", list, "a list of one integer")
     if len(shape) != 1 or not _is_int(shape[0]) or not 1 <= shape[0] <= MAX_INPUT:
-        raise c.fail("observation_shape", f"must be a list of one integer between 1 and {MAX_INPUT}, got {_short(shape)}")
+        raise c.fail(
+            "observation_shape", f"must be a list of one integer between 1 and {MAX_INPUT}, got {_short(shape)}"
+        )
     n_act = c.count(card, "num_actions", 1, MAX_WIDTH)
 
     layout = c.typed(card, "observation_layout", list, "a list of blocks")
@@ -266,7 +298,9 @@ def check_card(card: Any, where: str) -> dict:
         if not isinstance(block, dict):
             raise c.fail(f"observation_layout[{i}]", f"must be an object, got {_kind(block)}")
         if set(block) != {"name", "offset", "length"}:
-            raise c.fail(f"observation_layout[{i}]", f"must have exactly the keys name, offset, length, got {sorted(block)}")
+            raise c.fail(
+                f"observation_layout[{i}]", f"must have exactly the keys name, offset, length, got {sorted(block)}"
+            )
         c.typed(block, "name", str, "a string", p)
         off = c.count(block, "offset", 0, MAX_INPUT, p)
         c.count(block, "length", 0, MAX_INPUT, p)
@@ -281,8 +315,10 @@ def check_card(card: Any, where: str) -> dict:
     kind = c.typed(arch, "kind", str, "a string", p)
     if kind != "mlp_policy":
         raise c.fail(f"{p}kind", f"must be 'mlp_policy' (the only architecture this BoardZoo builds), got {kind!r}")
-    extra = sorted(set(arch) - {"kind", "input_size", "hidden", "num_actions", "activation", "action_skip",
-                                "value_head", "dtype", "tensors"})
+    extra = sorted(
+        set(arch)
+        - {"kind", "input_size", "hidden", "num_actions", "activation", "action_skip", "value_head", "dtype", "tensors"}
+    )
     if extra:
         raise c.fail(f"{p}{extra[0]}", "is not a known architecture field")
     if c.count(arch, "input_size", 1, MAX_INPUT, p) != shape[0]:
@@ -291,14 +327,16 @@ def check_card(card: Any, where: str) -> dict:
         raise c.fail(f"{p}num_actions", f"is {arch['num_actions']}, num_actions says {n_act}")
     hidden = c.typed(arch, "hidden", list, "a list of integers", p)
     if len(hidden) > MAX_LAYERS or not all(_is_int(h) and 1 <= h <= MAX_WIDTH for h in hidden):
-        raise c.fail(f"{p}hidden", f"must be at most {MAX_LAYERS} integers between 1 and {MAX_WIDTH}, got {_short(hidden)}")
+        raise c.fail(
+            f"{p}hidden", f"must be at most {MAX_LAYERS} integers between 1 and {MAX_WIDTH}, got {_short(hidden)}"
+        )
     act = c.typed(arch, "activation", str, "a string", p)
     if act not in ACTIVATIONS:
         raise c.fail(f"{p}activation", f"must be one of {list(ACTIVATIONS)}, got {act!r}")
     skip = c.get(arch, "action_skip", p)
     if skip is not None:
         if not isinstance(skip, dict) or set(skip) != {"offset"}:
-            raise c.fail(f"{p}action_skip", f"must be null or {{\"offset\": N}}, got {_short(skip)}")
+            raise c.fail(f"{p}action_skip", f'must be null or {{"offset": N}}, got {_short(skip)}')
         off = c.count(skip, "offset", 0, MAX_INPUT, f"{p}action_skip.")
         if off + n_act > shape[0]:
             raise c.fail(f"{p}action_skip.offset", f"{off} + {n_act} actions runs past the observation ({shape[0]})")
@@ -336,8 +374,10 @@ def read_card(folder: Path) -> dict:
     path = folder / CARD
     if not path.is_file():
         if (folder / OLD_FILE).is_file():
-            raise CheckpointError(f"{folder} holds a format-1 bot ({OLD_FILE}) without a card; BoardZoo no longer "
-                                  f"loads TorchScript files (loading one can run code); re-export it")
+            raise CheckpointError(
+                f"{folder} holds a format-1 bot ({OLD_FILE}) without a card; BoardZoo no longer "
+                f"loads TorchScript files (loading one can run code); re-export it"
+            )
         raise CheckpointError(f"{path} is missing: a bot folder needs card.json and {WEIGHTS}")
     if path.stat().st_size > MAX_CARD_BYTES:
         raise CheckpointError(f"{path} is larger than {MAX_CARD_BYTES} bytes: not a bot card")
@@ -378,14 +418,18 @@ def resolve(path_or_env: str | Path) -> Path:
     if not p.exists() and str(path_or_env) in names():
         p = shipped_bot_dir(str(path_or_env))
         if not (p / CARD).is_file():
-            raise CheckpointError(f"no shipped bot for {path_or_env} (looked for {p / CARD}); train one: "
-                                  f"boardzoo train configs/{path_or_env}.yaml, then boardzoo export")
+            raise CheckpointError(
+                f"no shipped bot for {path_or_env} (looked for {p / CARD}); train one: "
+                f"boardzoo train configs/{path_or_env}.yaml, then boardzoo export"
+            )
         return p
     if p.is_file() and p.name in (CARD, WEIGHTS, ONNX, OLD_FILE):
         p = p.parent
     if not p.is_dir():
-        raise CheckpointError(f"no exported bot at {str(path_or_env)!r} (expected a bot folder with {CARD} and "
-                              f"{WEIGHTS}, one of its files, or a registered env id)")
+        raise CheckpointError(
+            f"no exported bot at {str(path_or_env)!r} (expected a bot folder with {CARD} and "
+            f"{WEIGHTS}, one of its files, or a registered env id)"
+        )
     return p
 
 
@@ -419,8 +463,10 @@ def _check_env(card: dict, where: str, env_id: str | None, options: dict | None,
         raise CheckpointError(f"{where}: field 'env_id': {bot_env} is not a registered env here")
     installed = game_class(bot_env).version
     if card["version"] != installed:
-        raise CheckpointError(f"{where}: field 'version': the bot was trained on {bot_env} version {card['version']}, "
-                              f"the installed version is {installed}; retrain it or install the matching version")
+        raise CheckpointError(
+            f"{where}: field 'version': the bot was trained on {bot_env} version {card['version']}, "
+            f"the installed version is {installed}; retrain it or install the matching version"
+        )
     try:
         trained = make_game(bot_env, **card["options"])
     except (ConfigError, TypeError, ValueError) as e:
@@ -429,40 +475,57 @@ def _check_env(card: dict, where: str, env_id: str | None, options: dict | None,
         raise CheckpointError(
             f"{where}: field 'observation_shape': the bot reads {card['observation_shape'][0]} values and has "
             f"{card['num_actions']} actions; the installed {bot_env} with the card's options gives "
-            f"{trained.observation_size} and {trained.num_actions} (the encoder changed: retrain or re-export)")
+            f"{trained.observation_size} and {trained.num_actions} (the encoder changed: retrain or re-export)"
+        )
     skip = card["architecture"]["action_skip"]
     game_off = getattr(trained, "action_feature_offset", None)
     if skip is not None and skip["offset"] != game_off:
-        raise CheckpointError(f"{where}: field 'architecture.action_skip.offset': {skip['offset']}, but the installed "
-                              f"{bot_env} puts its action features at {game_off} under these options")
+        raise CheckpointError(
+            f"{where}: field 'architecture.action_skip.offset': {skip['offset']}, but the installed "
+            f"{bot_env} puts its action features at {game_off} under these options"
+        )
     want_layout = layout_of(trained)
     if card["observation_layout"] != want_layout:
         have = [(b["name"], b["offset"], b["length"]) for b in card["observation_layout"]]
         now = [(b["name"], b["offset"], b["length"]) for b in want_layout]
         i = next(k for k in range(max(len(have), len(now))) if k >= min(len(have), len(now)) or have[k] != now[k])
+        first_card = have[i] if i < len(have) else None
+        first_now = now[i] if i < len(now) else None
         raise CheckpointError(
             f"{where}: field 'observation_layout' ({len(have)} blocks) differs from the installed {bot_env}'s "
-            f"({len(now)} blocks) from block {i} on: card {have[i] if i < len(have) else None}, installed "
-            f"{now[i] if i < len(now) else None}; if the encoder itself is unchanged (blocks were only named or "
-            f"split), refresh the card with boardzoo export {Path(where).parent} --refresh-layout; otherwise retrain")
+            f"({len(now)} blocks) from block {i} on: card {first_card}, installed {first_now}; if the encoder "
+            f"itself is unchanged (blocks were only named or split), refresh the card with "
+            f"boardzoo export {Path(where).parent} --refresh-layout; otherwise retrain"
+        )
     if options is None:
         return trained
     try:
         env_game = make_game(bot_env, **options)
     except (ConfigError, TypeError, ValueError) as e:
         raise CheckpointError(f"options {options!r} are not valid for {bot_env}: {e}") from None
-    diff = sorted(k for k in set(trained.options) | set(env_game.options)
-                  if trained.options.get(k, ...) != env_game.options.get(k, ...))
-    shape_ok = (env_game.observation_size == trained.observation_size and env_game.num_actions == trained.num_actions
-                and layout_of(env_game) == want_layout)
+    diff = sorted(
+        k
+        for k in set(trained.options) | set(env_game.options)
+        if trained.options.get(k, ...) != env_game.options.get(k, ...)
+    )
+    shape_ok = (
+        env_game.observation_size == trained.observation_size
+        and env_game.num_actions == trained.num_actions
+        and layout_of(env_game) == want_layout
+    )
     if diff and (not any_options or not shape_ok):
         want = ", ".join(_option_text(k, trained.options.get(k)) for k in diff)
-        have = ", ".join(_option_text(k, env_game.options.get(k)) for k in diff)
-        why = ("" if shape_ok else f" (its observation has {env_game.observation_size} values and "
-               f"{env_game.num_actions} actions; the bot reads {trained.observation_size} and has {trained.num_actions})")
+        env_has = ", ".join(_option_text(k, env_game.options.get(k)) for k in diff)
+        why = (
+            ""
+            if shape_ok
+            else f" (its observation has {env_game.observation_size} values and "
+            f"{env_game.num_actions} actions; the bot reads {trained.observation_size} and has {trained.num_actions})"
+        )
         raise CheckpointError(
-            f"{where}: field 'options': this {bot_env} bot was trained with {want}; the env has {have}{why}: "
-            f"set {want} (e.g. make_game({bot_env!r}, **card['options']), or --options on the command line)")
+            f"{where}: field 'options': this {bot_env} bot was trained with {want}; the env has {env_has}{why}: "
+            f"set {want} (e.g. make_game({bot_env!r}, **card['options']), or --options on the command line)"
+        )
     return env_game
 
 
@@ -474,8 +537,9 @@ def _read_weights(path: Path, card: dict, where: str) -> tuple[dict[str, np.ndar
             raise CheckpointError(f"{path} is damaged or not a safetensors file (shorter than its header)")
         (n,) = struct.unpack("<Q", head)
         if n > MAX_HEADER_BYTES or 8 + n > size:
-            raise CheckpointError(f"{path} is damaged or not a safetensors file (header length {n} does not fit "
-                                  f"a {size}-byte file)")
+            raise CheckpointError(
+                f"{path} is damaged or not a safetensors file (header length {n} does not fit a {size}-byte file)"
+            )
         raw = f.read(n)
     if not raw.lstrip().startswith(b"{"):
         raise CheckpointError(f"{path} is damaged or not a safetensors file (its header is not a JSON object)")
@@ -491,11 +555,15 @@ def _read_weights(path: Path, card: dict, where: str) -> tuple[dict[str, np.ndar
     extra = sorted(set(meta) - set(META_KEYS))
     missing = [k for k in META_KEYS if k not in meta]
     if missing or extra:
-        raise CheckpointError(f"{path}: field '__metadata__.{(missing or extra)[0]}' is "
-                              f"{'missing' if missing else 'unknown'}: not a BoardZoo format-{FORMAT_VERSION} weights file")
+        raise CheckpointError(
+            f"{path}: field '__metadata__.{(missing or extra)[0]}' is "
+            f"{'missing' if missing else 'unknown'}: not a BoardZoo format-{FORMAT_VERSION} weights file"
+        )
     if meta["format"] != FORMAT or meta["format_version"] != str(FORMAT_VERSION):
-        raise CheckpointError(f"{path}: field '__metadata__.format': {meta['format']!r} version "
-                              f"{meta['format_version']!r}, expected {FORMAT!r} version {FORMAT_VERSION}")
+        raise CheckpointError(
+            f"{path}: field '__metadata__.format': {meta['format']!r} version "
+            f"{meta['format_version']!r}, expected {FORMAT!r} version {FORMAT_VERSION}"
+        )
     # the card and the weights' own record must agree
     for key in ("env_id", "version", "options", "architecture"):
         try:
@@ -505,22 +573,28 @@ def _read_weights(path: Path, card: dict, where: str) -> tuple[dict[str, np.ndar
         if canonical(rec) != canonical(card[key]):
             raise CheckpointError(
                 f"{where}: field {key!r} is {_short(card[key])}, but {path.name} records {_short(rec)}: the card "
-                f"was edited or belongs to other weights")
+                f"was edited or belongs to other weights"
+            )
     onnx_rec = meta["onnx_sha256"]
     if ONNX in card["files"] and card["files"][ONNX] != onnx_rec:
-        raise CheckpointError(f"{where}: field 'files.{ONNX}' does not match the hash recorded in {path.name}: "
-                              f"{ONNX} was replaced or the card was edited")
+        raise CheckpointError(
+            f"{where}: field 'files.{ONNX}' does not match the hash recorded in {path.name}: "
+            f"{ONNX} was replaced or the card was edited"
+        )
     want = card["architecture"]["tensors"]
     have = {k: v for k, v in header.items() if k != "__metadata__"}
     if set(have) != set(want):
         odd = sorted(set(have) ^ set(want))
-        raise CheckpointError(f"{path}: tensor {odd[0]!r} is {'unexpected' if odd[0] in have else 'missing'}; "
-                              f"the card's architecture names {sorted(want)}")
+        raise CheckpointError(
+            f"{path}: tensor {odd[0]!r} is {'unexpected' if odd[0] in have else 'missing'}; "
+            f"the card's architecture names {sorted(want)}"
+        )
     for name, info in have.items():
         if not isinstance(info, dict) or info.get("dtype") != "F32" or info.get("shape") != want[name]:
             got = (info.get("dtype"), info.get("shape")) if isinstance(info, dict) else info
-            raise CheckpointError(f"{path}: tensor {name!r} is {_short(got)}, the card's architecture says "
-                                  f"float32 {want[name]}")
+            raise CheckpointError(
+                f"{path}: tensor {name!r} is {_short(got)}, the card's architecture says float32 {want[name]}"
+            )
     try:
         from safetensors import safe_open
     except ImportError:
@@ -531,22 +605,33 @@ def _read_weights(path: Path, card: dict, where: str) -> tuple[dict[str, np.ndar
             for name in want:
                 tensors[name] = f.get_tensor(name)
     except Exception as e:  # the Rust parser's own consistency checks (offsets, sizes)
-        raise CheckpointError(f"{path} is damaged or not a safetensors file ({type(e).__name__}: "
-                              f"{str(e).splitlines()[0][:200] if str(e) else ''})") from None
+        raise CheckpointError(
+            f"{path} is damaged or not a safetensors file ({type(e).__name__}: "
+            f"{str(e).splitlines()[0][:200] if str(e) else ''})"
+        ) from None
     for name, t in tensors.items():
         if t.dtype != np.float32 or list(t.shape) != want[name]:
-            raise CheckpointError(f"{path}: tensor {name!r} is {t.dtype} {list(t.shape)}, expected float32 {want[name]}")
+            raise CheckpointError(
+                f"{path}: tensor {name!r} is {t.dtype} {list(t.shape)}, expected float32 {want[name]}"
+            )
     if tensors_digest(tensors) != meta["tensors_sha256"]:
-        raise CheckpointError(f"{path}: field '__metadata__.tensors_sha256': the tensor data does not match the digest "
-                              f"recorded with it: the weights are damaged")
+        raise CheckpointError(
+            f"{path}: field '__metadata__.tensors_sha256': the tensor data does not match the digest "
+            f"recorded with it: the weights are damaged"
+        )
     for name, t in tensors.items():
         if not np.isfinite(t).all():
             raise CheckpointError(f"{path}: tensor {name!r} holds NaN or infinite values")
     return tensors, meta
 
 
-def read_bot(path_or_env: str | Path, env_id: str | None = None, options: dict | None = None,
-             sha256_pin: str | None = None, any_options: bool = False) -> BotData:
+def read_bot(
+    path_or_env: str | Path,
+    env_id: str | None = None,
+    options: dict | None = None,
+    sha256_pin: str | None = None,
+    any_options: bool = False,
+) -> BotData:
     """Read and check a bot folder (see the module docstring); no torch needed.
 
     Args:
@@ -572,8 +657,10 @@ def read_bot(path_or_env: str | Path, env_id: str | None = None, options: dict |
             raise CheckpointError(f"{fp} is larger than {MAX_FILE_BYTES[name]} bytes")
         hashes[name] = sha256(fp)
         if hashes[name] != card["files"][name]:
-            raise CheckpointError(f"{where}: field 'files.{name}': the SHA-256 of {fp} does not match: the file is "
-                                  f"damaged or was replaced")
+            raise CheckpointError(
+                f"{where}: field 'files.{name}': the SHA-256 of {fp} does not match: the file is "
+                f"damaged or was replaced"
+            )
     if sha256_pin is not None and hashes[WEIGHTS] != str(sha256_pin).lower():
         raise CheckpointError(f"{folder / WEIGHTS}: SHA-256 {hashes[WEIGHTS]} is not the pinned {sha256_pin}")
     tensors, _ = _read_weights(folder / WEIGHTS, card, where)

@@ -6,6 +6,7 @@
 ``(B, N) -> (B,)`` for a batch. Observations of any real dtype are cast to float32 (float64 gives
 the same actions as its float32 cast); the mask may be int8, bool or any numeric dtype.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -18,6 +19,8 @@ NEG = -1e9
 class BotNet(nn.Module):
     """MLP policy of :func:`.botformat.architecture`: logits = MLP(obs) [+ skip_gain * obs[offset:offset+A]]."""
 
+    skip_gain: torch.Tensor | None
+
     def __init__(self, arch: dict):
         super().__init__()
         sizes = [arch["input_size"], *arch["hidden"], arch["num_actions"]]
@@ -26,8 +29,8 @@ class BotNet(nn.Module):
         self.num_actions = arch["num_actions"]
         skip = arch.get("action_skip")
         self.skip_offset = -1 if skip is None else int(skip["offset"])
-        if skip is not None:
-            self.register_buffer("skip_gain", torch.zeros(arch["num_actions"]))
+        # a None buffer is not in the state dict: the tensors are exactly the card's
+        self.register_buffer("skip_gain", None if skip is None else torch.zeros(arch["num_actions"]))
 
     def logits(self, observation) -> torch.Tensor:
         x = torch.as_tensor(observation).to(torch.float32)
@@ -37,8 +40,8 @@ class BotNet(nn.Module):
             h = lin(h)
             if i < last:
                 h = torch.tanh(h) if self.activation == "tanh" else torch.relu(h)
-        if self.skip_offset >= 0:
-            h = h + self.skip_gain * x[..., self.skip_offset:self.skip_offset + self.num_actions]
+        if self.skip_gain is not None:
+            h = h + self.skip_gain * x[..., self.skip_offset : self.skip_offset + self.num_actions]
         return h
 
     def forward(self, observation, action_mask) -> torch.Tensor:
@@ -51,6 +54,7 @@ class BotNet(nn.Module):
 def build(arch: dict, tensors: dict[str, np.ndarray]) -> BotNet:
     """A :class:`BotNet` holding ``tensors`` (checked against ``arch`` by :mod:`.botformat`)."""
     module = BotNet(arch)
-    module.load_state_dict({k: torch.from_numpy(np.array(v, dtype=np.float32)) for k, v in tensors.items()},
-                           strict=True)
+    module.load_state_dict(
+        {k: torch.from_numpy(np.array(v, dtype=np.float32)) for k, v in tensors.items()}, strict=True
+    )
     return module.eval()

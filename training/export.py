@@ -14,6 +14,7 @@
 (:func:`.botformat.read_bot`), and rebuild the module with our own code (:mod:`.botnet`). They never
 call ``torch.jit.load``, ``torch.load`` or ``pickle`` on any file.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,16 +24,32 @@ from typing import Any
 
 import numpy as np
 
-from boardzoo.envs import game_class, make_game, names
+from boardzoo.envs import game_class, make_game
 
 from .botformat import (  # noqa: F401  (re-exported: the public names of bot files)
-    CARD, FORMAT, FORMAT_VERSION, OLD_FILE, ONNX, WEIGHTS, BotData, CheckpointError, architecture, canonical,
-    checkpoints_root, layout_of, params_to_tensors, read_bot, read_card, resolve, sha256, shipped_bot_dir,
+    CARD,
+    FORMAT,
+    FORMAT_VERSION,
+    OLD_FILE,
+    ONNX,
+    WEIGHTS,
+    BotData,
+    CheckpointError,
+    architecture,
+    canonical,
+    checkpoints_root,
+    layout_of,
+    params_to_tensors,
+    read_bot,
+    read_card,
+    resolve,
+    sha256,
+    shipped_bot_dir,
     write_weights,
 )
 
 ONNX_OPSET = 17
-ONNX_IR_VERSION = 8          # onnxruntime >= 1.11 reads it
+ONNX_IR_VERSION = 8  # onnxruntime >= 1.11 reads it
 
 
 # ---------------------------------------------------------------------- the module and ONNX
@@ -50,14 +67,22 @@ def onnx_interface(arch: dict) -> dict:
     """The card's ``onnx`` entry: file, opset, inputs and outputs with names, dtypes and shapes."""
     n, a = arch["input_size"], arch["num_actions"]
     return {
-        "file": ONNX, "opset": ONNX_OPSET, "ir_version": ONNX_IR_VERSION,
-        "inputs": [{"name": "observation", "dtype": "float32", "shape": ["batch", n]},
-                   {"name": "action_mask", "dtype": "int8", "shape": ["batch", a]}],
+        "file": ONNX,
+        "opset": ONNX_OPSET,
+        "ir_version": ONNX_IR_VERSION,
+        "inputs": [
+            {"name": "observation", "dtype": "float32", "shape": ["batch", n]},
+            {"name": "action_mask", "dtype": "int8", "shape": ["batch", a]},
+        ],
         "outputs": [{"name": "action", "dtype": "int64", "shape": ["batch"]}],
-        "batching": (f"batched only: observation (B, {n}) and action_mask (B, {a}) give action (B,); for one "
-                     f"observation pass obs[None] and mask[None] and read action[0]"),
-        "dtypes": ("exactly float32 observation and int8 action_mask (legal where > 0); onnxruntime refuses "
-                   "float64 or bool inputs (INVALID_ARGUMENT): cast with .astype(np.float32) / .astype(np.int8)"),
+        "batching": (
+            f"batched only: observation (B, {n}) and action_mask (B, {a}) give action (B,); for one "
+            f"observation pass obs[None] and mask[None] and read action[0]"
+        ),
+        "dtypes": (
+            "exactly float32 observation and int8 action_mask (legal where > 0); onnxruntime refuses "
+            "float64 or bool inputs (INVALID_ARGUMENT): cast with .astype(np.float32) / .astype(np.int8)"
+        ),
     }
 
 
@@ -92,30 +117,39 @@ def write_onnx(arch: dict, tensors: dict[str, np.ndarray], path: str | Path, doc
         const("skip_start", [off], np.int64)
         const("skip_end", [off + a], np.int64)
         const("skip_axis", [1], np.int64)
-        nodes += [helper.make_node("Slice", ["observation", "skip_start", "skip_end", "skip_axis"], ["action_features"]),
-                  helper.make_node("Mul", ["action_features", "skip_gain"], ["skip"]),
-                  helper.make_node("Add", [h, "skip"], ["logits"])]
+        nodes += [
+            helper.make_node("Slice", ["observation", "skip_start", "skip_end", "skip_axis"], ["action_features"]),
+            helper.make_node("Mul", ["action_features", "skip_gain"], ["skip"]),
+            helper.make_node("Add", [h, "skip"], ["logits"]),
+        ]
     else:
         nodes.append(helper.make_node("Identity", [h], ["logits"]))
-    nodes += [helper.make_node("Cast", ["action_mask"], ["mask_f"], to=TensorProto.FLOAT),
-              helper.make_node("Greater", ["mask_f", "zero_f"], ["legal"]),
-              helper.make_node("Where", ["legal", "logits", "neg"], ["masked"]),
-              helper.make_node("ArgMax", ["masked"], ["action"], axis=1, keepdims=0)]
+    nodes += [
+        helper.make_node("Cast", ["action_mask"], ["mask_f"], to=TensorProto.FLOAT),
+        helper.make_node("Greater", ["mask_f", "zero_f"], ["legal"]),
+        helper.make_node("Where", ["legal", "logits", "neg"], ["masked"]),
+        helper.make_node("ArgMax", ["masked"], ["action"], axis=1, keepdims=0),
+    ]
     graph = helper.make_graph(
-        nodes, "boardzoo_policy",
-        [helper.make_tensor_value_info("observation", TensorProto.FLOAT, ["batch", n]),
-         helper.make_tensor_value_info("action_mask", TensorProto.INT8, ["batch", a])],
-        [helper.make_tensor_value_info("action", TensorProto.INT64, ["batch"])], initializer=inits)
-    model = helper.make_model(graph, producer_name="boardzoo", doc_string=doc,
-                              opset_imports=[helper.make_opsetid("", ONNX_OPSET)])
+        nodes,
+        "boardzoo_policy",
+        [
+            helper.make_tensor_value_info("observation", TensorProto.FLOAT, ["batch", n]),
+            helper.make_tensor_value_info("action_mask", TensorProto.INT8, ["batch", a]),
+        ],
+        [helper.make_tensor_value_info("action", TensorProto.INT64, ["batch"])],
+        initializer=inits,
+    )
+    model = helper.make_model(
+        graph, producer_name="boardzoo", doc_string=doc, opset_imports=[helper.make_opsetid("", ONNX_OPSET)]
+    )
     model.ir_version = ONNX_IR_VERSION
     onnx.checker.check_model(model)
     Path(path).write_bytes(model.SerializeToString())
 
 
 # ---------------------------------------------------------------------- writing a bot folder
-def write_policy(params: list[np.ndarray], activation: str, card: dict, out: str | Path,
-                 onnx: bool = True) -> dict:
+def write_policy(params: list[np.ndarray], activation: str, card: dict, out: str | Path, onnx: bool = True) -> dict:
     """Write ``weights.safetensors`` (+ ``policy.onnx``) and ``card.json`` into ``out``; returns the card.
 
     ``card`` needs ``env_id``, ``version``, ``options``, ``observation_shape``, ``num_actions``;
@@ -126,16 +160,24 @@ def write_policy(params: list[np.ndarray], activation: str, card: dict, out: str
     out.mkdir(parents=True, exist_ok=True)
     tensors, offset, hidden = params_to_tensors(params)
     arch = architecture(card["observation_shape"][0], hidden, card["num_actions"], activation, offset)
-    if tensors["layers.0.weight"].shape[1] != arch["input_size"] or tensors[f"layers.{len(hidden)}.bias"].shape[0] != arch["num_actions"]:
-        raise ValueError(f"the weights ({tensors['layers.0.weight'].shape[1]} inputs, "
-                         f"{tensors[f'layers.{len(hidden)}.bias'].shape[0]} actions) do not fit the card's "
-                         f"observation_shape {card['observation_shape']} and num_actions {card['num_actions']}")
+    if (
+        tensors["layers.0.weight"].shape[1] != arch["input_size"]
+        or tensors[f"layers.{len(hidden)}.bias"].shape[0] != arch["num_actions"]
+    ):
+        raise ValueError(
+            f"the weights ({tensors['layers.0.weight'].shape[1]} inputs, "
+            f"{tensors[f'layers.{len(hidden)}.bias'].shape[0]} actions) do not fit the card's "
+            f"observation_shape {card['observation_shape']} and num_actions {card['num_actions']}"
+        )
     card = {k: v for k, v in card.items() if k not in ("files", "net", "onnx_error")}
     card.update({"format": FORMAT, "format_version": FORMAT_VERSION, "architecture": arch})
     if "observation_layout" not in card:
         game = make_game(card["env_id"], **card["options"])
-        card["observation_layout"] = (layout_of(game) if game.observation_size == arch["input_size"]
-                                      else [{"name": "observation", "offset": 0, "length": arch["input_size"]}])
+        card["observation_layout"] = (
+            layout_of(game)
+            if game.observation_size == arch["input_size"]
+            else [{"name": "observation", "offset": 0, "length": arch["input_size"]}]
+        )
     for stale in (OLD_FILE, ONNX):  # a format-1 TorchScript file, or an ONNX file not written now
         if (out / stale).is_file():
             (out / stale).unlink()
@@ -146,10 +188,19 @@ def write_policy(params: list[np.ndarray], activation: str, card: dict, out: str
         files[ONNX] = sha256(out / ONNX)
     else:
         card.pop("onnx", None)
-    write_weights(out / WEIGHTS, tensors, {
-        "format": FORMAT, "format_version": str(FORMAT_VERSION), "env_id": card["env_id"],
-        "version": card["version"], "options": card["options"], "architecture": arch,
-        "onnx_sha256": files.get(ONNX, "")})
+    write_weights(
+        out / WEIGHTS,
+        tensors,
+        {
+            "format": FORMAT,
+            "format_version": str(FORMAT_VERSION),
+            "env_id": card["env_id"],
+            "version": card["version"],
+            "options": card["options"],
+            "architecture": arch,
+            "onnx_sha256": files.get(ONNX, ""),
+        },
+    )
     files[WEIGHTS] = sha256(out / WEIGHTS)
     card["files"] = dict(sorted(files.items()))
     (out / CARD).write_text(json.dumps(card, indent=1, sort_keys=True) + "\n")
@@ -165,19 +216,29 @@ def refresh_layout(folder: str | Path) -> dict:
     folder = resolve(folder)
     card = read_card(folder)
     game = make_game(card["env_id"], **card["options"])
-    if (type(game).version != card["version"] or [game.observation_size] != card["observation_shape"]
-            or game.num_actions != card["num_actions"]):
-        raise CheckpointError(f"{folder / CARD}: the installed {card['env_id']} (version {type(game).version}, "
-                              f"observation {game.observation_size}, {game.num_actions} actions) is not the one this "
-                              f"bot was trained on; retrain it instead of refreshing the layout")
+    if (
+        type(game).version != card["version"]
+        or [game.observation_size] != card["observation_shape"]
+        or game.num_actions != card["num_actions"]
+    ):
+        raise CheckpointError(
+            f"{folder / CARD}: the installed {card['env_id']} (version {type(game).version}, "
+            f"observation {game.observation_size}, {game.num_actions} actions) is not the one this "
+            f"bot was trained on; retrain it instead of refreshing the layout"
+        )
     card["observation_layout"] = layout_of(game)
     (folder / CARD).write_text(json.dumps(card, indent=1, sort_keys=True) + "\n")
     return card
 
 
 # ---------------------------------------------------------------------- loading
-def load_policy(path_or_env: str | Path, env_id: str | None = None, options: dict | None = None,
-                sha256: str | None = None, any_options: bool = False):
+def load_policy(
+    path_or_env: str | Path,
+    env_id: str | None = None,
+    options: dict | None = None,
+    sha256: str | None = None,
+    any_options: bool = False,
+):
     """Load a bot folder: check it (:func:`.botformat.read_bot`), rebuild its torch module.
 
     Args:
@@ -216,15 +277,24 @@ class NeuralBot:
         torch = self._torch
         mask = np.asarray(observation["action_mask"])
         with torch.inference_mode():
-            a = int(self.module(torch.from_numpy(np.asarray(observation["observation"], dtype=np.float32)),
-                                torch.from_numpy((mask > 0).astype(np.int8))))
+            a = int(
+                self.module(
+                    torch.from_numpy(np.asarray(observation["observation"], dtype=np.float32)),
+                    torch.from_numpy((mask > 0).astype(np.int8)),
+                )
+            )
         if not mask[a]:  # only if every logit is masked out (no legal action): fail loudly
             raise ValueError("NeuralBot: the action mask has no legal action")
         return a
 
 
-def load_bot(path_or_env: str | Path, env_id: str | None = None, options: dict | None = None,
-             sha256: str | None = None, any_options: bool = False) -> NeuralBot:
+def load_bot(
+    path_or_env: str | Path,
+    env_id: str | None = None,
+    options: dict | None = None,
+    sha256: str | None = None,
+    any_options: bool = False,
+) -> NeuralBot:
     """The exported bot at ``path_or_env`` (a folder, one of its files, or an env id for the shipped
     one, found in the installed package from any working directory). See :func:`load_policy`.
 
@@ -235,9 +305,17 @@ def load_bot(path_or_env: str | Path, env_id: str | None = None, options: dict |
 
 
 # ---------------------------------------------------------------------- export a run
-def export_run(run_dir: str | Path, out: str | Path | None = None, which: str = "best", eval_games: int = 0,
-               workers: int = 2, onnx: bool = True, seed: int = 12345, progress: bool = True,
-               log: Any = print) -> Path:
+def export_run(
+    run_dir: str | Path,
+    out: str | Path | None = None,
+    which: str = "best",
+    eval_games: int = 0,
+    workers: int = 2,
+    onnx: bool = True,
+    seed: int = 12345,
+    progress: bool = True,
+    log: Any = print,
+) -> Path:
     """Export a training run (see module docstring); optionally measure its strength.
 
     Args:
@@ -261,15 +339,24 @@ def export_run(run_dir: str | Path, out: str | Path | None = None, which: str = 
     out = Path(out) if out else run / "export"
     src_cfg = state.get("config_path") or f"configs/{cfg.env_id}.yaml"
     card = {
-        "env_id": cfg.env_id, "version": type(game).version, "options": dict(game.options),
-        "observation_shape": [game.observation_size], "num_actions": game.num_actions,
-        "training": {"net": {"hidden": cfg.net.hidden, "activation": cfg.net.activation,
-                             "action_skip": cfg.net.action_skip},
-                     "steps": state.get("steps"), "wall_s": round(state.get("wall_s", 0.0), 1),
-                     "checkpoint": pfile.name, "checkpoint_steps": state.get("best_steps" if pfile.name.startswith("best") else "steps"),
-                     "players": cfg.players(), "seed": cfg.seed, "config": src_cfg},
-        "reproduce": (f"boardzoo train {src_cfg} && boardzoo export {run} --out {out} --which {which}"
-                      f" --eval-games {eval_games}"),
+        "env_id": cfg.env_id,
+        "version": type(game).version,
+        "options": dict(game.options),
+        "observation_shape": [game.observation_size],
+        "num_actions": game.num_actions,
+        "training": {
+            "net": {"hidden": cfg.net.hidden, "activation": cfg.net.activation, "action_skip": cfg.net.action_skip},
+            "steps": state.get("steps"),
+            "wall_s": round(state.get("wall_s", 0.0), 1),
+            "checkpoint": pfile.name,
+            "checkpoint_steps": state.get("best_steps" if pfile.name.startswith("best") else "steps"),
+            "players": cfg.players(),
+            "seed": cfg.seed,
+            "config": src_cfg,
+        },
+        "reproduce": (
+            f"boardzoo train {src_cfg} && boardzoo export {run} --out {out} --which {which} --eval-games {eval_games}"
+        ),
         "strength": {"source": "last training evaluation", "evaluations": state.get("last_eval", {})},
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
@@ -279,8 +366,15 @@ def export_run(run_dir: str | Path, out: str | Path | None = None, which: str = 
     return out
 
 
-def measure_strength(bot_dir: str | Path, games: int, opponents: tuple[str, ...] = ("random", "heuristic"),
-                     workers: int = 2, seed: int = 12345, progress: bool = True, log: Any = print) -> dict:
+def measure_strength(
+    bot_dir: str | Path,
+    games: int,
+    opponents: tuple[str, ...] = ("random", "heuristic"),
+    workers: int = 2,
+    seed: int = 12345,
+    progress: bool = True,
+    log: Any = print,
+) -> dict:
     """Play the exported bot against each opponent at the default player count (bot in one seat,
     rotated; the opponent in all others) and record the figures in its card."""
     from .tournament import run_tournament, save_results
@@ -292,15 +386,30 @@ def measure_strength(bot_dir: str | Path, games: int, opponents: tuple[str, ...]
     n = game_class(env_id).default_players
     strength = {"source": "measured at export", "num_players": n, "even_share": 1.0 / n, "results": {}}
     for opp in opponents:
-        cmd = (f"boardzoo eval {env_id} --bots neural:{bot_dir},{opp} --games {games} --players {n} "
-               f"--seed {seed} --workers {workers}")
-        res = run_tournament(env_id, [f"neural:{bot_dir}", opp], games, num_players=n, options=card.get("options"),
-                             workers=workers, seed=seed, progress=progress, command=cmd)
+        cmd = (
+            f"boardzoo eval {env_id} --bots neural:{bot_dir},{opp} --games {games} --players {n} "
+            f"--seed {seed} --workers {workers}"
+        )
+        res = run_tournament(
+            env_id,
+            [f"neural:{bot_dir}", opp],
+            games,
+            num_players=n,
+            options=card.get("options"),
+            workers=workers,
+            seed=seed,
+            progress=progress,
+            command=cmd,
+        )
         save_results(res, bot_dir / f"eval_vs_{opp.replace(':', '_')}")
         row = res.table()[0]
-        strength["results"][opp] = {"games": len(res.games), "win_rate": round(row["win_rate"], 4),
-                                    "ci95": [round(x, 4) for x in row["ci95"]],
-                                    "above_even_share": row["above_even_share"], "command": cmd}
+        strength["results"][opp] = {
+            "games": len(res.games),
+            "win_rate": round(row["win_rate"], 4),
+            "ci95": [round(x, 4) for x in row["ci95"]],
+            "above_even_share": row["above_even_share"],
+            "command": cmd,
+        }
         log(res.format())
     strength["meets_bar"] = all(r["above_even_share"] for r in strength["results"].values())
     card["strength"] = strength

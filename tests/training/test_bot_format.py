@@ -3,6 +3,7 @@ CheckpointError naming the file and field, everything it has not checked (crafte
 pickle files, malformed cards, wrong env / version / options / shapes / layout, damaged files, a
 flipped byte with the card's hash updated). The rebuilt torch module, the ONNX model under
 onnxruntime and the training-time numpy policy choose the same actions, single and batched."""
+
 from __future__ import annotations
 
 import copy
@@ -10,7 +11,6 @@ import io
 import json
 import pickle
 import re
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -41,8 +41,13 @@ def _params(sizes, rng, skip_offset=None):
 
 
 def _card(game):
-    return {"env_id": game.env_id, "version": type(game).version, "options": dict(game.options),
-            "observation_shape": [game.observation_size], "num_actions": game.num_actions}
+    return {
+        "env_id": game.env_id,
+        "version": type(game).version,
+        "options": dict(game.options),
+        "observation_shape": [game.observation_size],
+        "num_actions": game.num_actions,
+    }
 
 
 @pytest.fixture
@@ -50,8 +55,9 @@ def bot(tiny_games, tmp_path):
     """A small, valid format-2 bot folder for tinynim_v0 (with its ONNX file)."""
     game = make_game("tinynim_v0")
     folder = tmp_path / "bot"
-    write_policy(_params([game.observation_size, 4, game.num_actions], np.random.default_rng(0)), "tanh",
-                 _card(game), folder)
+    write_policy(
+        _params([game.observation_size, 4, game.num_actions], np.random.default_rng(0)), "tanh", _card(game), folder
+    )
     return folder
 
 
@@ -90,7 +96,7 @@ def _torch_save_payload(marker: Path) -> bytes:
     return buf.getvalue()
 
 
-_EVIL_TS = '''
+_EVIL_TS = """
 import sys, torch
 
 class Evil(torch.nn.Module):
@@ -113,15 +119,17 @@ class Evil(torch.nn.Module):
         self.training = False
 
 torch.jit.script(Evil(sys.argv[1])).save(sys.argv[2])
-'''
+"""
 
 
 def _torchscript_payload(marker: Path, tmp: Path) -> bytes:
     """A TorchScript file whose ``__setstate__`` writes ``marker`` while ``torch.jit.load`` runs."""
-    src = tmp / "evil_ts.py"        # TorchScript needs the class's source in a file
+    src = tmp / "evil_ts.py"  # TorchScript needs the class's source in a file
     src.write_text(_EVIL_TS)
     out = tmp / "evil.pt"
-    r = subprocess.run([sys.executable, "-W", "ignore", str(src), str(marker), str(out)], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-W", "ignore", str(src), str(marker), str(out)], capture_output=True, text=True
+    )
     assert r.returncode == 0, r.stderr
     return out.read_bytes()
 
@@ -130,14 +138,20 @@ def _torchscript_payload(marker: Path, tmp: Path) -> bytes:
 def payloads(tmp_path_factory):
     """Crafted files (name -> factory(marker) -> bytes); each is checked to really fire on its own loader."""
     tmp = tmp_path_factory.mktemp("payloads")
-    made = {"pickle": _pickle_payload, "torch.save": _torch_save_payload,
-            "torchscript": lambda m: _torchscript_payload(m, tmp)}
+    made = {
+        "pickle": _pickle_payload,
+        "torch.save": _torch_save_payload,
+        "torchscript": lambda m: _torchscript_payload(m, tmp),
+    }
     # the controls: the payloads are live (they write their marker when loaded the unsafe way)
-    for kind, fire in (("pickle", lambda b: pickle.loads(b)),
-                       ("torch.save", lambda b: torch.load(io.BytesIO(b), weights_only=False)),
-                       ("torchscript", lambda b: torch.jit.load(io.BytesIO(b)))):
+    for kind, fire in (
+        ("pickle", lambda b: pickle.loads(b)),
+        ("torch.save", lambda b: torch.load(io.BytesIO(b), weights_only=False)),
+        ("torchscript", lambda b: torch.jit.load(io.BytesIO(b))),
+    ):
         marker = tmp / f"control_{kind.replace('.', '_')}"
         import warnings
+
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             fire(made[kind](marker))
@@ -148,6 +162,7 @@ def payloads(tmp_path_factory):
 @pytest.fixture
 def no_unsafe_loaders(monkeypatch):
     """Fail the test if anything reaches an unpickler or TorchScript loader."""
+
     def forbidden(*a, **k):
         raise AssertionError("an unsafe loader was called")
 
@@ -165,7 +180,7 @@ def test_crafted_files_are_refused_and_run_nothing(bot, payloads, kind, target, 
     data = payloads[kind](marker)
     (bot / target).write_bytes(data)
     if target != CARD:
-        _rehash(bot, target)            # whoever ships the file ships the card: hashes updated to match
+        _rehash(bot, target)  # whoever ships the file ships the card: hashes updated to match
     with pytest.raises(CheckpointError) as e:
         load_bot(bot, env_id="tinynim_v0")
     assert target in str(e.value) or "card.json" in str(e.value), e.value
@@ -176,7 +191,7 @@ def test_files_the_card_does_not_list_are_never_opened(bot, payloads, tmp_path, 
     marker = tmp_path / "marker"
     (bot / "policy.pt").write_bytes(payloads["torchscript"](marker))
     (bot / "extra.pkl").write_bytes(payloads["pickle"](marker))
-    b = load_bot(bot / "policy.pt", env_id="tinynim_v0")     # a path to any file means its folder
+    b = load_bot(bot / "policy.pt", env_id="tinynim_v0")  # a path to any file means its folder
     assert b.card["env_id"] == "tinynim_v0" and not marker.exists()
 
 
@@ -187,8 +202,15 @@ def test_format_1_bots_are_refused_with_advice(tiny_games, tmp_path, payloads):
     (old / "policy.pt").write_bytes(payloads["torchscript"](marker))
     with pytest.raises(CheckpointError, match="format-1 bot .*re-export"):
         load_bot(old)
-    _set_card(old, {"format": "boardzoo-policy", "format_version": 1, "env_id": "tinynim_v0",
-                    "files": {"policy.pt": sha256(old / "policy.pt")}})
+    _set_card(
+        old,
+        {
+            "format": "boardzoo-policy",
+            "format_version": 1,
+            "env_id": "tinynim_v0",
+            "files": {"policy.pt": sha256(old / "policy.pt")},
+        },
+    )
     with pytest.raises(CheckpointError, match="format_version.*TorchScript"):
         load_bot(old)
     assert not marker.exists()
@@ -204,12 +226,14 @@ def _mutations():
                 obj = obj[int(k)] if isinstance(obj, list) else obj[k]
             obj[keys[-1] if not isinstance(obj, list) else int(keys[-1])] = value
             return c
+
         return f
 
     def delk(key):
         def f(c):
             del c[key]
             return c
+
         return f
 
     return [
@@ -218,7 +242,11 @@ def _mutations():
         ("string", lambda c: "bot", "must be a JSON object"),
         ("files as a string", setk("files", "weights.safetensors"), "'files'"),
         ("files without weights", setk("files", {}), "'files'"),
-        ("files with a path", lambda c: dict(c, files=dict(c["files"], **{"../card.json": "0" * 64})), "files.../card.json"),
+        (
+            "files with a path",
+            lambda c: dict(c, files=dict(c["files"], **{"../card.json": "0" * 64})),
+            "files.../card.json",
+        ),
         ("hash not hex", lambda c: dict(c, files=dict(c["files"], **{WEIGHTS: "zz"})), f"files.{WEIGHTS}"),
         ("hash mismatch", lambda c: dict(c, files=dict(c["files"], **{WEIGHTS: "0" * 64})), f"files.{WEIGHTS}"),
         ("missing env_id", delk("env_id"), "'env_id' is missing"),
@@ -232,16 +260,28 @@ def _mutations():
         ("observation_shape empty", setk("observation_shape", []), "'observation_shape'"),
         ("observation_shape a float", setk("observation_shape", [21.0]), "'observation_shape'"),
         ("num_actions negative", setk("num_actions", -1), "'num_actions'"),
-        ("layout with a gap", setk("observation_layout", [{"name": "a", "offset": 0, "length": 10},
-                                                        {"name": "b", "offset": 11, "length": 10}]),
-         "'observation_layout[1].offset'"),
-        ("layout too short", setk("observation_layout", [{"name": "a", "offset": 0, "length": 10}]),
-         "'observation_layout'"),
+        (
+            "layout with a gap",
+            setk(
+                "observation_layout",
+                [{"name": "a", "offset": 0, "length": 10}, {"name": "b", "offset": 11, "length": 10}],
+            ),
+            "'observation_layout[1].offset'",
+        ),
+        (
+            "layout too short",
+            setk("observation_layout", [{"name": "a", "offset": 0, "length": 10}]),
+            "'observation_layout'",
+        ),
         ("hidden a string", setk("architecture/hidden", "4"), "'architecture.hidden'"),
         ("activation unknown", setk("architecture/activation", "gelu"), "'architecture.activation'"),
         ("value head", setk("architecture/value_head", {"hidden": [4]}), "'architecture.value_head'"),
         ("huge network", setk("architecture/hidden", [65536] * 16), "'architecture.hidden'"),
-        ("tensor shape", setk("architecture/tensors/layers.0.weight", [4, 22]), "'architecture.tensors.layers.0.weight'"),
+        (
+            "tensor shape",
+            setk("architecture/tensors/layers.0.weight", [4, 22]),
+            "'architecture.tensors.layers.0.weight'",
+        ),
         ("input size", setk("architecture/input_size", 20), "'architecture.input_size'"),
         ("format", setk("format", "other"), "'format'"),
         ("format_version", setk("format_version", 3), "'format_version'"),
@@ -257,12 +297,15 @@ def test_malformed_cards_name_the_field(bot, name, mutate, field):
     assert field in str(e.value) and "card.json" in str(e.value), e.value
 
 
-@pytest.mark.parametrize("text,match", [
-    ("{not json", "not JSON"),
-    ('{"format": "boardzoo-bot", "format": "boardzoo-bot"}', "duplicate key 'format'"),
-    ('{"version": NaN}', "NaN is not allowed"),
-    (b"\xff\xfe{}", "not UTF-8"),
-])
+@pytest.mark.parametrize(
+    "text,match",
+    [
+        ("{not json", "not JSON"),
+        ('{"format": "boardzoo-bot", "format": "boardzoo-bot"}', "duplicate key 'format'"),
+        ('{"version": NaN}', "NaN is not allowed"),
+        (b"\xff\xfe{}", "not UTF-8"),
+    ],
+)
 def test_unparsable_cards(bot, text, match):
     (bot / CARD).write_bytes(text if isinstance(text, bytes) else text.encode())
     with pytest.raises(CheckpointError, match=match):
@@ -303,8 +346,16 @@ def test_wrong_env_version_and_layout(bot, tiny_games):
     with pytest.raises(CheckpointError, match="'version'.*version 7.*installed version is 0"):
         load_bot(bot)
     n = good["observation_shape"][0]
-    _set_card(bot, dict(good, observation_layout=[{"name": "piles", "offset": 0, "length": 16},
-                                                  {"name": "rest", "offset": 16, "length": n - 16}]))
+    _set_card(
+        bot,
+        dict(
+            good,
+            observation_layout=[
+                {"name": "piles", "offset": 0, "length": 16},
+                {"name": "rest", "offset": 16, "length": n - 16},
+            ],
+        ),
+    )
     with pytest.raises(CheckpointError, match="'observation_layout'.*refresh-layout"):
         load_bot(bot)
 
@@ -314,15 +365,20 @@ def test_refresh_layout_only_when_the_encoder_is_the_same(bot, tiny_games):
 
     good = json.loads((bot / CARD).read_text())
     n = good["observation_shape"][0]
-    _set_card(bot, dict(good, observation_layout=[{"name": "a", "offset": 0, "length": 5},
-                                                  {"name": "b", "offset": 5, "length": n - 5}]))
+    _set_card(
+        bot,
+        dict(
+            good,
+            observation_layout=[{"name": "a", "offset": 0, "length": 5}, {"name": "b", "offset": 5, "length": n - 5}],
+        ),
+    )
     with pytest.raises(CheckpointError, match="observation_layout"):
         load_bot(bot)
     assert main(["export", str(bot), "--refresh-layout"]) == 0
     assert json.loads((bot / CARD).read_text())["observation_layout"] == good["observation_layout"]
     load_bot(bot)
     _set_card(bot, dict(good, version=3))
-    assert main(["export", str(bot), "--refresh-layout"]) == 2      # another version: retrain, not refresh
+    assert main(["export", str(bot), "--refresh-layout"]) == 2  # another version: retrain, not refresh
 
 
 def test_wrong_env_options_are_named(bot, tiny_games):
@@ -330,11 +386,12 @@ def test_wrong_env_options_are_named(bot, tiny_games):
         load_bot(bot, options={"max_pile": 6})
     b = load_bot(bot, options={"max_pile": 6}, any_options=True)  # same observation: allowed on request
     assert b.card["options"] == {"max_pile": 15}
-    load_bot(bot, options={})                                      # the defaults are the trained options
+    load_bot(bot, options={})  # the defaults are the trained options
 
 
-@pytest.mark.parametrize("env_id,option", [("downforce_v0", "action_features=True"),
-                                           ("hydropolis_v0", "action_features=True")])
+@pytest.mark.parametrize(
+    "env_id,option", [("downforce_v0", "action_features=True"), ("hydropolis_v0", "action_features=True")]
+)
 def test_shipped_bot_on_an_env_without_its_option_names_it(env_id, option):
     with pytest.raises(CheckpointError, match=f"set .*{option}") as e:
         load_bot(env_id, options={})
@@ -373,7 +430,7 @@ def test_every_one_byte_flip_of_the_weights_is_refused_or_harmless(bot):
             continue
         assert got.card == good.card and all((got.tensors[k] == v).all() for k, v in good.tensors.items()), i
         harmless.append(i)
-    assert len(harmless) < header_end - 8, harmless   # at most header bytes that change nothing
+    assert len(harmless) < header_end - 8, harmless  # at most header bytes that change nothing
     assert not any(i >= header_end for i in harmless)  # every flip in the tensor data is refused
 
 
@@ -426,7 +483,9 @@ def _agree(folder, game, params, activation, obs, masks):
         for i in range(0, len(obs), max(1, len(obs) // 40)):
             single = int(module(torch.from_numpy(obs[i]), torch.from_numpy(masks[i])))
             assert single == want[i] == npol.act(obs[i], masks[i])
-            assert sess.run(None, {"observation": obs[i:i + 1], "action_mask": masks[i:i + 1]})[0].tolist() == [single]
+            assert sess.run(None, {"observation": obs[i : i + 1], "action_mask": masks[i : i + 1]})[0].tolist() == [
+                single
+            ]
     assert sess.run(None, {"observation": obs, "action_mask": masks})[0].tolist() == want.tolist()
     # the documented dtype contract of the ONNX model: exactly float32 and int8
     with pytest.raises(Exception, match="INVALID_ARGUMENT|Unexpected input data type"):
@@ -445,8 +504,11 @@ def _agree(folder, game, params, activation, obs, masks):
 def test_torch_onnx_and_numpy_agree_on_fresh_bots(tiny_games, tmp_path, activation, skip):
     # the skip reads the game's action features: a game that declares them (hydropolis, its option on)
     game = make_game("hydropolis_v0", action_features=True) if skip else make_game("tinynim_v0")
-    params = _params([game.observation_size, 16, 8, game.num_actions], np.random.default_rng(3),
-                     skip_offset=game.action_feature_offset if skip else None)
+    params = _params(
+        [game.observation_size, 16, 8, game.num_actions],
+        np.random.default_rng(3),
+        skip_offset=game.action_feature_offset if skip else None,
+    )
     write_policy(params, activation, _card(game), tmp_path)
     obs, masks = _observations(game, 6, seed=5, limit=200)
     rng = np.random.default_rng(9)  # and off-distribution inputs
