@@ -11,6 +11,7 @@ A bot spec is one of:
 Every bot follows the one Bot protocol of ``boardzoo.envs.core.bots``; play them through
 ``core.bots.choose`` so state-reading bots see only a ``resample_hidden`` view.
 """
+
 from __future__ import annotations
 
 from typing import Any

@@ -1,10 +1,11 @@
 """The ``boardzoo`` command: train, export, eval, play.
 
-    boardzoo train configs/downforce_v0.yaml [--resume | --force] [--run-dir DIR] [--steps N]
-    boardzoo export runs/downforce_v0 [--out checkpoints/downforce_v0] [--eval-games 1000]
-    boardzoo eval downforce_v0 --bots neural,mcts,heuristic,random --games 1000
-    boardzoo play downforce_v0 --players 4 --seat 0 --vs neural
+boardzoo train configs/downforce_v0.yaml [--resume | --force] [--run-dir DIR] [--steps N]
+boardzoo export runs/downforce_v0 [--out checkpoints/downforce_v0] [--eval-games 1000]
+boardzoo eval downforce_v0 --bots neural,mcts,heuristic,random --games 1000
+boardzoo play downforce_v0 --players 4 --seat 0 --vs neural
 """
+
 from __future__ import annotations
 
 import argparse
@@ -17,7 +18,7 @@ from boardzoo.envs import BoardZooError
 
 def _options(text: str | None) -> dict | None:
     if not text:
-        return None            # default: the options a neural bot in the line-up was trained with
+        return None  # default: the options a neural bot in the line-up was trained with
     try:
         out = json.loads(text)
     except json.JSONDecodeError as e:
@@ -34,8 +35,9 @@ def cmd_train(a: argparse.Namespace) -> None:
     cfg = load_config(a.config)
     if a.steps is not None:
         cfg.total_steps = a.steps
-    run = train(cfg, config_path=a.config, run_dir=a.run_dir, resume=a.resume, force=a.force,
-                progress=not a.no_progress)
+    run = train(
+        cfg, config_path=a.config, run_dir=a.run_dir, resume=a.resume, force=a.force, progress=not a.no_progress
+    )
     print(f"run written to {run} (log.csv, curve.png); export it with: boardzoo export {run}")
 
 
@@ -50,8 +52,16 @@ def cmd_export(a: argparse.Namespace) -> None:
         measure_strength(a.run_dir, a.eval_games, workers=a.workers, seed=a.seed, progress=not a.no_progress)
         print(f"strength recorded in {a.run_dir}/card.json")
         return
-    out = export_run(a.run_dir, out=a.out, which=a.which, eval_games=a.eval_games, workers=a.workers,
-                     onnx=not a.no_onnx, seed=a.seed, progress=not a.no_progress)
+    out = export_run(
+        a.run_dir,
+        out=a.out,
+        which=a.which,
+        eval_games=a.eval_games,
+        workers=a.workers,
+        onnx=not a.no_onnx,
+        seed=a.seed,
+        progress=not a.no_progress,
+    )
     print(f"exported to {out} (weights.safetensors, policy.onnx, card.json)")
 
 
@@ -62,8 +72,17 @@ def cmd_eval(a: argparse.Namespace) -> None:
     if len(bots) < 1:
         raise BoardZooError("--bots needs at least one bot")
     command = "boardzoo " + " ".join(shlex.quote(x) for x in sys.argv[1:])
-    res = run_tournament(a.env_id, bots, a.games, num_players=a.players, options=_options(a.options),
-                         workers=a.workers, seed=a.seed, progress=not a.no_progress, command=command)
+    res = run_tournament(
+        a.env_id,
+        bots,
+        a.games,
+        num_players=a.players,
+        options=_options(a.options),
+        workers=a.workers,
+        seed=a.seed,
+        progress=not a.no_progress,
+        command=command,
+    )
     print(res.format())
     out = a.out or f"runs/eval/{a.env_id}_{'_'.join(b.replace(':', '-').replace('/', '-') for b in bots)}"
     jp, pp = save_results(res, out)
@@ -95,9 +114,12 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--which", choices=["best", "last"], default="best")
     e.add_argument("--eval-games", type=int, default=0, help="measure vs random and heuristic over N games each")
     e.add_argument("--measure-only", action="store_true", help="RUN_DIR is an exported folder: only measure")
-    e.add_argument("--refresh-layout", action="store_true",
-                   help="RUN_DIR is an exported folder: rewrite its card's observation layout from the installed "
-                        "game (only block names changed; same version and sizes)")
+    e.add_argument(
+        "--refresh-layout",
+        action="store_true",
+        help="RUN_DIR is an exported folder: rewrite its card's observation layout from the installed "
+        "game (only block names changed; same version and sizes)",
+    )
     e.add_argument("--workers", type=int, default=2)
     e.add_argument("--seed", type=int, default=12345)
     e.add_argument("--no-onnx", action="store_true")
@@ -106,8 +128,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser("eval", help="tournament between bots, seats rotated")
     v.add_argument("env_id")
-    v.add_argument("--bots", default="neural,mcts,heuristic,random",
-                   help="comma list of random, heuristic, mcts[:N], neural[:PATH]")
+    v.add_argument(
+        "--bots",
+        default="neural,mcts,heuristic,random",
+        help="comma list of random, heuristic, mcts[:N], neural[:PATH]",
+    )
     v.add_argument("--games", type=int, default=1000)
     v.add_argument("--players", type=int, default=None, help="default: the game's standard count")
     v.add_argument("--workers", type=int, default=2)

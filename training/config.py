@@ -4,6 +4,7 @@ Loading is strict: an unknown key, an unknown env id, a value of the wrong type 
 fails at once with a :class:`ConfigError` naming the offending entry (``ppo.learning_rate``...).
 Every field carries a docstring; ``boardzoo train --help`` points here.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -11,7 +12,7 @@ import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Union
 
 from boardzoo.envs import ConfigError, game_class, names
 
@@ -49,7 +50,7 @@ class PPOConfig:
     """value loss weight"""
     max_grad_norm: float = 0.5
     """gradient clipping"""
-    target_kl: Optional[float] = None
+    target_kl: float | None = None
     """stop an update early past this KL (None: never)"""
 
 
@@ -108,7 +109,7 @@ class BCConfig:
 class TrainConfig:
     env_id: str
     """registered env id (boardzoo.envs.names())"""
-    num_players: Optional[list[int]] = None
+    num_players: list[int] | None = None
     """player counts to train on, one drawn per game (None: the game's default count)"""
     options: dict[str, Any] = field(default_factory=dict)
     """the game's options"""
@@ -122,7 +123,7 @@ class TrainConfig:
     """parallel envs"""
     vec: str = "subproc"
     """subproc (one process per env) or dummy (in-process)"""
-    run_dir: Optional[str] = None
+    run_dir: str | None = None
     """where runs go (default runs/<config file stem>)"""
     net: NetConfig = field(default_factory=NetConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
@@ -160,8 +161,11 @@ class TrainConfig:
             (self.net.activation in ("tanh", "relu"), "net.activation", "must be tanh or relu"),
             (all(h > 0 for h in self.net.hidden) and self.net.hidden, "net.hidden", "must be positive sizes"),
             (self.net.action_skip >= 0, "net.action_skip", "must be >= 0"),
-            (self.net.action_skip == 0 or getattr(game, "action_feature_offset", None) is not None,
-             "net.action_skip", f"needs a game with action features; {self.env_id} has none"),
+            (
+                self.net.action_skip == 0 or getattr(game, "action_feature_offset", None) is not None,
+                "net.action_skip",
+                f"needs a game with action features; {self.env_id} has none",
+            ),
             (self.total_steps > 0, "total_steps", "must be > 0"),
             (self.n_envs >= 1, "n_envs", "must be >= 1"),
             (self.ppo.learning_rate > 0, "ppo.learning_rate", "must be > 0"),
@@ -188,6 +192,7 @@ class TrainConfig:
             if not 0 <= st.start < 1:
                 raise ConfigError(f"pool.schedule[{i}].start: must be in [0, 1)")
         from .bots import check_spec  # late import: bots imports torch lazily
+
         for spec in self.eval.opponents:
             check_spec(spec, key="eval.opponents")
 
@@ -213,9 +218,12 @@ def _convert(value: Any, tp: Any, key: str) -> Any:
                 return _convert(value, a, key)
             except ConfigError as e:
                 errors.append(str(e))
-        raise ConfigError(errors[0] if len(errors) == 1 else f"{key}: {value!r} matches none of "
-                          f"{[_type_name(a) for a in args if a is not type(None)]}")
-    if dataclasses.is_dataclass(tp):
+        raise ConfigError(
+            errors[0]
+            if len(errors) == 1
+            else f"{key}: {value!r} matches none of {[_type_name(a) for a in args if a is not type(None)]}"
+        )
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         if not isinstance(value, dict):
             raise ConfigError(f"{key}: must be a mapping of {tp.__name__} fields, got {value!r}")
         return _build(tp, value, key + ".")
@@ -262,8 +270,10 @@ def _build(cls: type, data: dict, prefix: str = "") -> Any:
     fields = {f.name: f for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - set(fields))
     if unknown:
-        raise ConfigError(f"unknown key(s) {[prefix + k for k in unknown]}; known keys of "
-                          f"{prefix.rstrip('.') or 'the config'}: {sorted(fields)}")
+        raise ConfigError(
+            f"unknown key(s) {[prefix + k for k in unknown]}; known keys of "
+            f"{prefix.rstrip('.') or 'the config'}: {sorted(fields)}"
+        )
     kwargs = {}
     for name, f in fields.items():
         if name in data:

@@ -22,6 +22,7 @@ Checkers and vector envs:
   default ``NEXT_STEP`` the step after a finished game is ignored by the reset, and the mask
   between the two is all ones (any action, none is played), never all zeros.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -39,8 +40,14 @@ from .policy import NumpyPolicy, PolicyBot
 class OpponentPool:
     """Opponent mix: learner snapshots, heuristic, random (weights set by the pool schedule)."""
 
-    def __init__(self, game: Any, weights: dict[str, float] | None = None, max_snapshots: int = 10,
-                 latest_prob: float = 0.5, activation: str = "tanh"):
+    def __init__(
+        self,
+        game: Any,
+        weights: dict[str, float] | None = None,
+        max_snapshots: int = 10,
+        latest_prob: float = 0.5,
+        activation: str = "tanh",
+    ):
         self.game = game
         self.snapshots: list[NumpyPolicy] = []
         self.max_snapshots = max_snapshots
@@ -53,7 +60,7 @@ class OpponentPool:
 
     def add_snapshot(self, params: list[np.ndarray]) -> None:
         self.snapshots.append(NumpyPolicy(params, self.activation))
-        del self.snapshots[:-self.max_snapshots]
+        del self.snapshots[: -self.max_snapshots]
 
     def draw(self, seat: int, rng: np.random.Generator) -> Any:
         kinds = ["snapshot", "heuristic", "random"]
@@ -80,8 +87,10 @@ def observation_box(game: Any) -> tuple[Any, Any]:
     if callable(declared):
         low, high = declared()
         n = game.observation_size
-        return (np.broadcast_to(np.asarray(low, np.float32), (n,)).copy(),
-                np.broadcast_to(np.asarray(high, np.float32), (n,)).copy())
+        return (
+            np.broadcast_to(np.asarray(low, np.float32), (n,)).copy(),
+            np.broadcast_to(np.asarray(high, np.float32), (n,)).copy(),
+        )
     return -np.inf, np.inf
 
 
@@ -101,9 +110,17 @@ class SelfPlayEnv(gym.Env):
 
     metadata = {"render_modes": ["ansi", "human"]}
 
-    def __init__(self, env_id: str, num_players: list[int] | None = None, options: dict | None = None,
-                 reward: str = "win", pool: OpponentPool | None = None, seed: int | None = None,
-                 illegal: str = "raise", render_mode: str | None = None):
+    def __init__(
+        self,
+        env_id: str,
+        num_players: list[int] | None = None,
+        options: dict | None = None,
+        reward: str = "win",
+        pool: OpponentPool | None = None,
+        seed: int | None = None,
+        illegal: str = "raise",
+        render_mode: str | None = None,
+    ):
         super().__init__()
         if illegal not in ("raise", "penalize"):
             raise ConfigError(f"illegal={illegal!r} is not one of ['raise', 'penalize']")
@@ -123,7 +140,7 @@ class SelfPlayEnv(gym.Env):
         self.observation_space = gym.spaces.Box(low, high, (n_obs,), np.float32)
         self.action_space = gym.spaces.Discrete(n_act)
         self._init_seed = seed
-        self.state = None
+        self.state: Any = None  # the rules State of the current game (None before the first reset)
         self.seat = 0
         self.opponents: list[Any] = []
         self._over = False
@@ -154,7 +171,7 @@ class SelfPlayEnv(gym.Env):
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions; after a finished game (before the reset) all ones, see the module docstring."""
         if self.state is None or self._over:
-            return np.ones(self.action_space.n, dtype=bool)
+            return np.ones(self.action_space.n, dtype=bool)  # type: ignore[attr-defined]
         return self.state.legal_mask().astype(bool)
 
     def step(self, action: int):
@@ -162,19 +179,28 @@ class SelfPlayEnv(gym.Env):
         if st is None or self._over:
             raise BoardZooError(f"{self.env_id}: call reset() before step() (and after a game ended)")
         a = as_action(action)
-        if a.__class__ is not int or not 0 <= a < self.action_space.n or not st.legal_mask()[a]:
+        n_actions = int(self.action_space.n)  # type: ignore[attr-defined]  # Discrete
+        if a.__class__ is not int or not 0 <= a < n_actions or not st.legal_mask()[a]:
             if self.illegal == "raise":
                 raise IllegalActionError(a, st.phase(), st.legal_actions())
             self._over = True
-            return self._final_obs(), -1.0, True, False, {"seat": self.seat, "win": 0.0, "illegal_action": a,
-                                                         "action_mask": self.action_masks()}
+            return (
+                self._final_obs(),
+                -1.0,
+                True,
+                False,
+                {"seat": self.seat, "win": 0.0, "illegal_action": a, "action_mask": self.action_masks()},
+            )
         st.apply_action(a)
         self._advance()
         if st.is_terminal():
             self._over = True
             r = st.score_returns() if self.reward_mode == "score" else st.returns()
-            info = {"seat": self.seat, "win": float(self.seat in st.winners()) / max(1, len(st.winners())),
-                    "action_mask": self.action_masks()}
+            info = {
+                "seat": self.seat,
+                "win": float(self.seat in st.winners()) / max(1, len(st.winners())),
+                "action_mask": self.action_masks(),
+            }
             return self._final_obs(), float(r[self.seat]), True, False, info
         return self._obs(), 0.0, False, False, {"action_mask": self.action_masks()}
 

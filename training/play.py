@@ -4,9 +4,10 @@ Each of your turns shows the board (the state's ansi text) and the numbered lega
 names (``action_to_string``); type a number. Bad input is asked again; ``q`` quits. The bots'
 moves are printed as they happen.
 """
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -39,9 +40,16 @@ def ask_move(state, seat: int, input_fn: Callable[[str], str], print_fn: Callabl
         print_fn(f"  '{raw}' is not a move number between 0 and {len(legal) - 1}; try again.")
 
 
-def play(env_id: str, players: int | None = None, seat: int = 0, vs: str = "heuristic", seed: int | None = None,
-         options: dict | None = None, input_fn: Callable[[str], str] | None = None,
-         print_fn: Callable[[str], None] | None = None) -> dict | None:
+def play(
+    env_id: str,
+    players: int | None = None,
+    seat: int = 0,
+    vs: str = "heuristic",
+    seed: int | None = None,
+    options: dict | None = None,
+    input_fn: Callable[[str], str] | None = None,
+    print_fn: Callable[[str], None] | None = None,
+) -> dict | None:
     """Play one game as ``seat`` against ``vs`` bots in every other seat; returns the result."""
     import builtins
 

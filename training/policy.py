@@ -11,6 +11,7 @@ Parameter lists are ``[W1, b1, ..., Wout, bout]`` (torch Linear layout: W is out
 followed by the skip pair ``[gain (num_actions,), [offset]]``; :func:`split_params` tells them apart
 (a pair whose first array is 1-D is the skip).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -22,6 +23,7 @@ NEG = np.float32(-1e9)
 
 def policy_params(sb3_policy: Any) -> list[np.ndarray]:
     """Weights of the actor of an SB3 policy: ``[W1, b1, ..., Wout, bout]`` (+ ``[gain, [offset]]``)."""
+
     def arr(t: Any) -> np.ndarray:
         return t.detach().cpu().numpy().astype(np.float32).copy()
 
@@ -65,7 +67,7 @@ class NumpyPolicy:
         self.activation = activation
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
-        h = np.asarray(obs, dtype=np.float32)
+        h: np.ndarray = np.asarray(obs, dtype=np.float32)
         last = len(self.layers) - 1
         for i, (w, b) in enumerate(self.layers):
             h = h @ w + b
@@ -74,7 +76,7 @@ class NumpyPolicy:
         if self.skip is not None:
             off, gain = self.skip
             x = np.asarray(obs, dtype=np.float32)
-            h = h + gain * x[..., off:off + len(gain)]
+            h = h + gain * x[..., off : off + len(gain)]
         return h
 
     def actions(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -110,5 +112,6 @@ class PolicyBot:
         pass
 
     def act(self, observation: dict) -> int:
-        return self.policy.act(observation["observation"], observation["action_mask"],
-                               self.rng if self.sample else None)
+        return self.policy.act(
+            observation["observation"], observation["action_mask"], self.rng if self.sample else None
+        )

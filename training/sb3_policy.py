@@ -7,7 +7,10 @@ directly: ``logits = Linear(mlp(obs)) + gain * observation[offset:offset + num_a
 learned per-action ``gain`` (initial value ``net.action_skip``). Everything else is sb3-contrib's
 ``MaskableActorCriticPolicy`` (masked sampling and entropy, separate value MLP).
 """
+
 from __future__ import annotations
+
+from typing import Any, cast
 
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
@@ -17,7 +20,7 @@ from torch import nn
 class _SkipExtractor(nn.Module):
     """SB3's MlpExtractor, with the action-feature block appended to the actor's latent."""
 
-    def __init__(self, inner: nn.Module, offset: int, n: int):
+    def __init__(self, inner: Any, offset: int, n: int):  # SB3's MlpExtractor
         super().__init__()
         self.inner = inner
         self.offset, self.n = offset, n
@@ -25,7 +28,7 @@ class _SkipExtractor(nn.Module):
         self.latent_dim_vf = inner.latent_dim_vf
 
     def _block(self, features: torch.Tensor) -> torch.Tensor:
-        return features[..., self.offset:self.offset + self.n]
+        return features[..., self.offset : self.offset + self.n]
 
     def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return self.forward_actor(features), self.forward_critic(features)
@@ -49,7 +52,7 @@ class SkipHead(nn.Module):
         self.gain = nn.Parameter(torch.full((n,), float(init_gain)))
 
     def forward(self, latent: torch.Tensor) -> torch.Tensor:
-        return self.linear(latent[..., :self.hidden]) + self.gain * latent[..., self.hidden:]
+        return self.linear(latent[..., : self.hidden]) + self.gain * latent[..., self.hidden :]
 
 
 class ActionSkipPolicy(MaskableActorCriticPolicy):
@@ -62,13 +65,20 @@ class ActionSkipPolicy(MaskableActorCriticPolicy):
 
     def _build_mlp_extractor(self) -> None:
         super()._build_mlp_extractor()
-        self.mlp_extractor = _SkipExtractor(self.mlp_extractor, self.action_feature_offset, int(self.action_space.n))
+        n = int(self.action_space.n)  # type: ignore[attr-defined]  # Discrete
+        self.mlp_extractor = _SkipExtractor(self.mlp_extractor, self.action_feature_offset, n)  # type: ignore[assignment]
 
     def _build(self, lr_schedule) -> None:
         super()._build(lr_schedule)
-        self.action_net = SkipHead(self.mlp_extractor.inner.latent_dim_pi, int(self.action_space.n),
-                                   self.action_feature_offset, self.action_skip)
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+        self.action_net = SkipHead(
+            cast(Any, self.mlp_extractor).inner.latent_dim_pi,
+            int(self.action_space.n),  # type: ignore[attr-defined]
+            self.action_feature_offset,
+            self.action_skip,
+        )
+        self.optimizer = self.optimizer_class(  # type: ignore[call-arg]
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
+        )
 
     def _get_constructor_parameters(self) -> dict:
         data = super()._get_constructor_parameters()

@@ -12,14 +12,16 @@ interval, the even share 1/n, and an OpenSkill (Plackett-Luce) rating from every
 ranked first, the others tied second; a bot in several seats of one game is rated as several
 copies whose updates are averaged; no skill drift, averaged over a few game orders).
 """
+
 from __future__ import annotations
 
 import json
 import multiprocessing as mp
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -52,6 +54,7 @@ _W: dict[str, Any] = {}
 def _init_worker(env_id: str, options: dict) -> None:
     try:  # the neural bot runs one thread per process
         import torch
+
         torch.set_num_threads(1)
     except ImportError:
         pass
@@ -103,28 +106,50 @@ class Results:
             lo, hi = wilson(wins[b], seats[b])
             rate = wins[b] / seats[b] if seats[b] else 0.0
             mu, sigma = ratings[b]
-            out.append({"bot": self.bots[b], "seat_games": seats[b], "wins": wins[b], "win_rate": rate,
-                        "ci95": [lo, hi], "even_share": 1.0 / self.num_players,
-                        "above_even_share": lo > 1.0 / self.num_players,
-                        "mu": mu, "sigma": sigma, "ordinal": mu - 3 * sigma})
+            out.append(
+                {
+                    "bot": self.bots[b],
+                    "seat_games": seats[b],
+                    "wins": wins[b],
+                    "win_rate": rate,
+                    "ci95": [lo, hi],
+                    "even_share": 1.0 / self.num_players,
+                    "above_even_share": lo > 1.0 / self.num_players,
+                    "mu": mu,
+                    "sigma": sigma,
+                    "ordinal": mu - 3 * sigma,
+                }
+            )
         return out
 
     def to_json(self) -> dict:
-        return {"env_id": self.env_id, "num_players": self.num_players, "bots": self.bots,
-                "num_games": len(self.games), "wall_s": self.wall_s, "command": self.command,
-                "options": self.options, "table": self.table(), "games": self.games}
+        return {
+            "env_id": self.env_id,
+            "num_players": self.num_players,
+            "bots": self.bots,
+            "num_games": len(self.games),
+            "wall_s": self.wall_s,
+            "command": self.command,
+            "options": self.options,
+            "table": self.table(),
+            "games": self.games,
+        }
 
     def format(self) -> str:
         rows = self.table()
-        head = (f"{self.env_id}: {len(self.games)} games, {self.num_players} players, "
-                f"{self.wall_s:.0f} s\n"
-                f"{'bot':<28}{'seats':>7}{'win rate':>10}{'95% CI':>18}{'even':>7}"
-                f"{'mu':>8}{'sigma':>7}{'ordinal':>9}")
+        head = (
+            f"{self.env_id}: {len(self.games)} games, {self.num_players} players, "
+            f"{self.wall_s:.0f} s\n"
+            f"{'bot':<28}{'seats':>7}{'win rate':>10}{'95% CI':>18}{'even':>7}"
+            f"{'mu':>8}{'sigma':>7}{'ordinal':>9}"
+        )
         lines = [head]
         for r in rows:
-            lines.append(f"{r['bot']:<28}{r['seat_games']:>7}{r['win_rate']:>10.3f}"
-                         f"{'[%.3f, %.3f]' % tuple(r['ci95']):>18}{r['even_share']:>7.3f}"
-                         f"{r['mu']:>8.2f}{r['sigma']:>7.2f}{r['ordinal']:>9.2f}")
+            lines.append(
+                f"{r['bot']:<28}{r['seat_games']:>7}{r['win_rate']:>10.3f}"
+                f"{'[{:.3f}, {:.3f}]'.format(*r['ci95']):>18}{r['even_share']:>7.3f}"
+                f"{r['mu']:>8.2f}{r['sigma']:>7.2f}{r['ordinal']:>9.2f}"
+            )
         return "\n".join(lines)
 
 
@@ -145,7 +170,7 @@ def openskill_ratings(games: list[dict], k: int, orders: int = 5, seed: int = 0)
         cur = [model.rating(name=str(b)) for b in range(k)]
         for r in seq:
             seats, w = r["seats"], set(r["winners"])
-            ranks = [1 if s in w else 2 for s in range(len(seats))]
+            ranks: list[float] = [1 if s in w else 2 for s in range(len(seats))]
             if len(set(ranks)) == 1:
                 continue  # everybody tied: no information
             teams = [[model.rating(mu=cur[b].mu, sigma=cur[b].sigma)] for b in seats]
@@ -154,16 +179,27 @@ def openskill_ratings(games: list[dict], k: int, orders: int = 5, seed: int = 0)
             for s, b in enumerate(seats):
                 acc.setdefault(b, []).append(new[s][0])
             for b, rs in acc.items():
-                cur[b] = model.rating(mu=float(np.mean([x.mu for x in rs])),
-                                      sigma=float(np.mean([x.sigma for x in rs])))
+                cur[b] = model.rating(
+                    mu=float(np.mean([x.mu for x in rs])), sigma=float(np.mean([x.sigma for x in rs]))
+                )
         runs.append([(r.mu, r.sigma) for r in cur])
-    return [(float(np.mean([run[b][0] for run in runs])), float(np.mean([run[b][1] for run in runs])))
-            for b in range(k)]
+    return [
+        (float(np.mean([run[b][0] for run in runs])), float(np.mean([run[b][1] for run in runs]))) for b in range(k)
+    ]
 
 
-def run_tournament(env_id: str, bots: Sequence[str], games: int, num_players: int | None = None,
-                   options: dict | None = None, workers: int = 2, seed: int = 0, progress: bool = True,
-                   command: str = "", on_result: Callable[[dict], None] | None = None) -> Results:
+def run_tournament(
+    env_id: str,
+    bots: Sequence[str],
+    games: int,
+    num_players: int | None = None,
+    options: dict | None = None,
+    workers: int = 2,
+    seed: int = 0,
+    progress: bool = True,
+    command: str = "",
+    on_result: Callable[[dict], None] | None = None,
+) -> Results:
     """Play ``games`` games of ``env_id`` between ``bots`` and return the results.
 
     A bot is a spec string (see :mod:`.bots`) or a picklable factory ``(game, seat, seed) -> bot``.
@@ -184,13 +220,19 @@ def run_tournament(env_id: str, bots: Sequence[str], games: int, num_players: in
     t0 = time.time()
     bar = None
     if progress:
-        from tqdm import tqdm
         import sys
-        bar = tqdm(total=games, desc=f"{env_id} {','.join(res.bots)}", unit="game",
-                   mininterval=0.2 if sys.stderr.isatty() else 30.0)
+
+        from tqdm import tqdm
+
+        bar = tqdm(
+            total=games,
+            desc=f"{env_id} {','.join(res.bots)}",
+            unit="game",
+            mininterval=0.2 if sys.stderr.isatty() else 30.0,
+        )
     if workers <= 1:
         _init_worker(env_id, options)
-        it = map(_play_one, tasks)
+        it: Any = map(_play_one, tasks)
         pool = None
     else:
         pool = mp.get_context("fork").Pool(workers, initializer=_init_worker, initargs=(env_id, options))
@@ -220,6 +262,7 @@ def save_results(res: Results, out: str | Path) -> tuple[Path, Path]:
     jp, pp = out.with_suffix(".json"), out.with_suffix(".png")
     jp.write_text(json.dumps(res.to_json(), indent=1))
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

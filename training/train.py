@@ -12,14 +12,16 @@ when the ``tensorboard`` package is installed), ``model.zip`` (SB3,
 for resuming), ``policy.npz`` / ``best_policy.npz`` (actor weights, plain arrays), ``pool.npz``
 (snapshots) and ``state.json`` (steps, wall time, last evaluation).
 """
+
 from __future__ import annotations
 
 import csv
 import json
 import multiprocessing as mp
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -45,28 +47,38 @@ def _env_fn(cfg: TrainConfig, rank: int) -> Callable[[], SelfPlayEnv]:
     def make() -> SelfPlayEnv:
         try:
             import torch
+
             torch.set_num_threads(1)
         except ImportError:
             pass
         game = make_game(cfg.env_id, **cfg.options)
-        pool = OpponentPool(game, _stage_weights(cfg, 0.0), cfg.pool.max_snapshots, cfg.pool.latest_prob,
-                            cfg.net.activation)
+        pool = OpponentPool(
+            game, _stage_weights(cfg, 0.0), cfg.pool.max_snapshots, cfg.pool.latest_prob, cfg.net.activation
+        )
         return SelfPlayEnv(cfg.env_id, cfg.players(), cfg.options, cfg.reward, pool, seed=cfg.seed * 7919 + rank)
+
     return make
 
 
 def make_vec_env(cfg: TrainConfig):
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    fns = [_env_fn(cfg, i) for i in range(cfg.n_envs)]
+    fns: list[Any] = [_env_fn(cfg, i) for i in range(cfg.n_envs)]
     if cfg.vec == "subproc" and cfg.n_envs > 1:
         return SubprocVecEnv(fns, start_method="fork")
     return DummyVecEnv(fns)
 
 
 # ---------------------------------------------------------------------- evaluation
-def evaluate(policy: NumpyPolicy, env_id: str, options: dict, opponent: str, games: int, seed: int,
-             num_players: int | None = None) -> dict:
+def evaluate(
+    policy: NumpyPolicy,
+    env_id: str,
+    options: dict,
+    opponent: str,
+    games: int,
+    seed: int,
+    num_players: int | None = None,
+) -> dict:
     """Greedy ``policy`` in one seat (rotated) against ``opponent`` in all others."""
     from .bots import make_bot
 
@@ -75,8 +87,9 @@ def evaluate(policy: NumpyPolicy, env_id: str, options: dict, opponent: str, gam
     wins = 0.0
     for g in range(games):
         seats = lineup(g, 2, n)
-        bots = [PolicyBot(policy) if b == 0 else make_bot(opponent, game, s, seed + 31 * g + s)
-                for s, b in enumerate(seats)]
+        bots = [
+            PolicyBot(policy) if b == 0 else make_bot(opponent, game, s, seed + 31 * g + s) for s, b in enumerate(seats)
+        ]
         r = play_game(game, n, bots, seed + g)
         me = seats.index(0)
         if me in r["winners"]:
@@ -90,8 +103,11 @@ def _demo_worker(args: tuple) -> tuple:
     env_id, options, players, games, seed, gamma, teacher = args
     game = make_game(env_id, **options)
     rng = np.random.default_rng(seed)
-    obs, masks, acts, rets = [], [], [], []
-    for g in range(games):
+    obs: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
+    acts: list[int] = []
+    rets: list[float] = []
+    for _ in range(games):
         n = players[int(rng.integers(len(players)))]
         bots = [game.heuristic_bot(s, int(rng.integers(1 << 31)), **teacher) for s in range(n)]
         st = game.new_initial_state(n)
@@ -114,8 +130,12 @@ def _demo_worker(args: tuple) -> tuple:
             k = len(mine[p])
             for j, idx in enumerate(mine[p]):
                 rets[idx] = r[p] * gamma ** (k - 1 - j)
-    return (np.asarray(obs, np.float32), np.asarray(masks, np.int8), np.asarray(acts, np.int64),
-            np.asarray(rets, np.float32))
+    return (
+        np.asarray(obs, np.float32),
+        np.asarray(masks, np.int8),
+        np.asarray(acts, np.int64),
+        np.asarray(rets, np.float32),
+    )
 
 
 def behaviour_clone(model: Any, cfg: TrainConfig, log: Callable[[str], None] = print) -> dict:
@@ -124,8 +144,11 @@ def behaviour_clone(model: Any, cfg: TrainConfig, log: Callable[[str], None] = p
 
     workers = max(1, cfg.n_envs)
     per = [cfg.bc.games // workers + (1 if i < cfg.bc.games % workers else 0) for i in range(workers)]
-    tasks = [(cfg.env_id, cfg.options, cfg.players(), k, cfg.seed * 1009 + i, cfg.ppo.gamma, dict(cfg.bc.teacher))
-             for i, k in enumerate(per) if k > 0]
+    tasks = [
+        (cfg.env_id, cfg.options, cfg.players(), k, cfg.seed * 1009 + i, cfg.ppo.gamma, dict(cfg.bc.teacher))
+        for i, k in enumerate(per)
+        if k > 0
+    ]
     t0 = time.time()
     if len(tasks) > 1:
         with mp.get_context("fork").Pool(len(tasks)) as pool:
@@ -145,7 +168,7 @@ def behaviour_clone(model: Any, cfg: TrainConfig, log: Callable[[str], None] = p
         perm = rng.permutation(n)
         tot, acc, cnt = 0.0, 0.0, 0
         for i in range(0, n, cfg.bc.batch_size):
-            idx = perm[i:i + cfg.bc.batch_size]
+            idx = perm[i : i + cfg.bc.batch_size]
             dist = pol.get_distribution(ob_t[idx], action_masks=masks[idx])
             loss = -dist.log_prob(ac_t[idx]).mean()
             if cfg.bc.value:
@@ -160,8 +183,10 @@ def behaviour_clone(model: Any, cfg: TrainConfig, log: Callable[[str], None] = p
             tot += float(loss.detach()) * len(idx)
             cnt += len(idx)
         stats = {"epoch": epoch + 1, "loss": tot / cnt, "agreement": acc / cnt}
-        log(f"imitation epoch {epoch + 1}/{cfg.bc.epochs}: loss {stats['loss']:.4f}, "
-            f"agrees with the teacher on {100 * stats['agreement']:.1f}% of decisions")
+        log(
+            f"imitation epoch {epoch + 1}/{cfg.bc.epochs}: loss {stats['loss']:.4f}, "
+            f"agrees with the teacher on {100 * stats['agreement']:.1f}% of decisions"
+        )
     stats["decisions"] = n
     return stats
 
@@ -176,7 +201,7 @@ class _RunFiles:
 
     def save_pool(self, snaps: list[list[np.ndarray]]) -> None:
         flat = {f"s{i}_{j}": a for i, ps in enumerate(snaps) for j, a in enumerate(ps)}
-        np.savez(self.dir / "pool.npz", **flat)
+        np.savez(self.dir / "pool.npz", **flat)  # type: ignore[arg-type]
 
     def load_pool(self) -> list[list[np.ndarray]]:
         p = self.dir / "pool.npz"
@@ -192,6 +217,7 @@ class _RunFiles:
 
 def _plot_curve(run_dir: Path, rows: list[dict], opponents: list[str], even: float, title: str) -> None:
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -216,9 +242,15 @@ def _plot_curve(run_dir: Path, rows: list[dict], opponents: list[str], even: flo
     plt.close(fig)
 
 
-def train(cfg: TrainConfig, config_path: str | None = None, run_dir: str | Path | None = None,
-          resume: bool = False, force: bool = False, progress: bool = True,
-          log: Callable[[str], None] = print) -> Path:
+def train(
+    cfg: TrainConfig,
+    config_path: str | None = None,
+    run_dir: str | Path | None = None,
+    resume: bool = False,
+    force: bool = False,
+    progress: bool = True,
+    log: Callable[[str], None] = print,
+) -> Path:
     """Train ``cfg`` (see module docstring) and return the run folder."""
     import torch
     import yaml
@@ -249,9 +281,19 @@ def train(cfg: TrainConfig, config_path: str | None = None, run_dir: str | Path 
     act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.net.activation]
     policy_kwargs = {"net_arch": {"pi": list(cfg.net.hidden), "vf": list(cfg.net.hidden)}, "activation_fn": act}
     p = cfg.ppo
-    ppo_kwargs = dict(learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
-                      n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
-                      ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, target_kl=p.target_kl)
+    ppo_kwargs: dict[str, Any] = dict(
+        learning_rate=p.learning_rate,
+        n_steps=p.n_steps,
+        batch_size=p.batch_size,
+        n_epochs=p.n_epochs,
+        gamma=p.gamma,
+        gae_lambda=p.gae_lambda,
+        clip_range=p.clip_range,
+        ent_coef=p.ent_coef,
+        vf_coef=p.vf_coef,
+        max_grad_norm=p.max_grad_norm,
+        target_kl=p.target_kl,
+    )
     t_start = time.time()
     if resume:
         model = MaskablePPO.load(run / "model.zip", env=vec, device="cpu", **ppo_kwargs)
@@ -265,15 +307,25 @@ def train(cfg: TrainConfig, config_path: str | None = None, run_dir: str | Path 
             from .sb3_policy import ActionSkipPolicy
 
             policy = ActionSkipPolicy
-            policy_kwargs.update(action_skip=cfg.net.action_skip,
-                                 action_feature_offset=make_game(cfg.env_id, **cfg.options).action_feature_offset)
-        model = MaskablePPO(policy, vec, policy_kwargs=policy_kwargs, seed=cfg.seed, device="cpu", verbose=0,
-                            tensorboard_log=tb, **ppo_kwargs)
+            policy_kwargs.update(
+                action_skip=cfg.net.action_skip,
+                action_feature_offset=make_game(cfg.env_id, **cfg.options).action_feature_offset,
+            )
+        model = MaskablePPO(
+            policy,
+            vec,
+            policy_kwargs=policy_kwargs,
+            seed=cfg.seed,
+            device="cpu",
+            verbose=0,
+            tensorboard_log=tb,
+            **ppo_kwargs,
+        )
         snaps = []
         if cfg.bc.games > 0:
             state["imitation"] = behaviour_clone(model, cfg, log)
-        for f in ("log.csv", "best_policy.npz", "pool.npz"):
-            (run / f).unlink(missing_ok=True)
+        for name in ("log.csv", "best_policy.npz", "pool.npz"):
+            (run / name).unlink(missing_ok=True)
 
     rows: list[dict] = []
     if resume and (run / "log.csv").is_file():
@@ -290,12 +342,18 @@ def train(cfg: TrainConfig, config_path: str | None = None, run_dir: str | Path 
                 import sys
 
                 from tqdm import tqdm
-                self.bar = tqdm(total=cfg.total_steps, initial=min(self.num_timesteps, cfg.total_steps),
-                                desc=f"train {cfg.env_id}", unit="step", smoothing=0.05,
-                                mininterval=0.2 if sys.stderr.isatty() else 30.0)
+
+                self.bar = tqdm(
+                    total=cfg.total_steps,
+                    initial=min(self.num_timesteps, cfg.total_steps),
+                    desc=f"train {cfg.env_id}",
+                    unit="step",
+                    smoothing=0.05,
+                    mininterval=0.2 if sys.stderr.isatty() else 30.0,
+                )
             self.recent: list[float] = []
             self.games = int(state.get("games", 0))
-            self.stage = None
+            self.stage: dict[str, float] | None = None
             for s in snaps:
                 self.training_env.env_method("add_snapshot", s)
             if not snaps:
@@ -309,7 +367,7 @@ def train(cfg: TrainConfig, config_path: str | None = None, run_dir: str | Path 
         def _snapshot(self) -> None:
             ps = policy_params(self.model.policy)
             snaps.append(ps)
-            del snaps[:-cfg.pool.max_snapshots]
+            del snaps[: -cfg.pool.max_snapshots]
             self.training_env.env_method("add_snapshot", ps)
 
         def _update_stage(self) -> None:
@@ -340,15 +398,24 @@ def train(cfg: TrainConfig, config_path: str | None = None, run_dir: str | Path 
         def checkpoint(self) -> None:
             params = policy_params(self.model.policy)
             pol = NumpyPolicy(params, cfg.net.activation)
-            row = {"steps": float(self.num_timesteps), "wall_s": wall_before + time.time() - t_start,
-                   "games": float(self.games),
-                   "train_win_rate": float(np.mean(self.recent)) if self.recent else float("nan")}
+            row = {
+                "steps": float(self.num_timesteps),
+                "wall_s": wall_before + time.time() - t_start,
+                "games": float(self.games),
+                "train_win_rate": float(np.mean(self.recent)) if self.recent else float("nan"),
+            }
             evals = {}
             for k, opp in enumerate(opponents):
                 if cfg.eval.games <= 0:
                     break
-                e = evaluate(pol, cfg.env_id, cfg.options, opp, cfg.eval.games,
-                             seed=10_000 * (len(rows) + 1) + 1000 * k + cfg.seed)
+                e = evaluate(
+                    pol,
+                    cfg.env_id,
+                    cfg.options,
+                    opp,
+                    cfg.eval.games,
+                    seed=10_000 * (len(rows) + 1) + 1000 * k + cfg.seed,
+                )
                 evals[opp] = e
                 row[f"win_{opp}"], row[f"lo_{opp}"], row[f"hi_{opp}"] = e["win_rate"], e["lo"], e["hi"]
             rows.append(row)
@@ -364,12 +431,19 @@ def train(cfg: TrainConfig, config_path: str | None = None, run_dir: str | Path 
                     files.save_params("best_policy.npz", params)
                 msg = ", ".join(f"vs {o} {e['win_rate']:.3f} [{e['lo']:.3f}, {e['hi']:.3f}]" for o, e in evals.items())
                 (self.bar.write if self.bar is not None else log)(
-                    f"step {self.num_timesteps}: {msg} (even share {even:.3f})")
+                    f"step {self.num_timesteps}: {msg} (even share {even:.3f})"
+                )
             files.save_params("policy.npz", params)
             files.save_pool(snaps)
             self.model.save(run / "model.zip")
-            state.update({"steps": int(self.num_timesteps), "wall_s": row["wall_s"], "games": self.games,
-                          "last_eval": {o: {k2: round(v, 4) for k2, v in e.items()} for o, e in evals.items()}})
+            state.update(
+                {
+                    "steps": int(self.num_timesteps),
+                    "wall_s": row["wall_s"],
+                    "games": self.games,
+                    "last_eval": {o: {k2: round(v, 4) for k2, v in e.items()} for o, e in evals.items()},
+                }
+            )
             (run / "state.json").write_text(json.dumps(state, indent=1))
 
         def _on_training_end(self) -> None:

@@ -1,6 +1,7 @@
 """The action-feature skip (``net.action_skip``): games that put one feature per action into their
 observation (``Game.action_feature_offset``) get ``logits = mlp(obs) + gain * features``, the same in
 the SB3 policy, the numpy copy the opponent pool plays, and the exported bot (torch module, ONNX)."""
+
 from __future__ import annotations
 
 import json
@@ -21,14 +22,25 @@ def skip_run(tmp_path_factory):
     from boardzoo.training.config import config_from_dict
     from boardzoo.training.train import train
 
-    cfg = config_from_dict({
-        "env_id": "hydropolis_v0", "options": {"action_features": True}, "total_steps": 256, "n_envs": 1, "vec": "dummy", "seed": 5,
-        "reward": "score", "net": {"hidden": [16], "action_skip": 10.0},
-        "ppo": {"n_steps": 128, "batch_size": 64, "n_epochs": 1},
-        "pool": {"snapshot_every": 128, "schedule": [{"start": 0.0, "snapshot": 0.5, "heuristic": 0.5, "random": 0.0}]},
-        "eval": {"every": 256, "games": 4, "opponents": ["heuristic"]},
-        "bc": {"games": 0},
-    })
+    cfg = config_from_dict(
+        {
+            "env_id": "hydropolis_v0",
+            "options": {"action_features": True},
+            "total_steps": 256,
+            "n_envs": 1,
+            "vec": "dummy",
+            "seed": 5,
+            "reward": "score",
+            "net": {"hidden": [16], "action_skip": 10.0},
+            "ppo": {"n_steps": 128, "batch_size": 64, "n_epochs": 1},
+            "pool": {
+                "snapshot_every": 128,
+                "schedule": [{"start": 0.0, "snapshot": 0.5, "heuristic": 0.5, "random": 0.0}],
+            },
+            "eval": {"every": 256, "games": 4, "opponents": ["heuristic"]},
+            "bc": {"games": 0},
+        }
+    )
     run = tmp_path_factory.mktemp("runs") / "hydro"
     train(cfg, run_dir=run, progress=False, log=lambda s: None)
     return run
@@ -68,8 +80,12 @@ def test_skip_policy_numpy_copy_and_export_agree(skip_run, tmp_path):
             dist = model.policy.get_distribution(ob, action_masks=mask[None].astype(bool))
             z = dist.distribution.logits[0].numpy()
         legal = mask > 0
-        np.testing.assert_allclose(npol.logits(obs)[legal], model.policy.action_net(
-            model.policy.mlp_extractor.forward_actor(ob))[0].detach().numpy()[legal], rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(
+            npol.logits(obs)[legal],
+            model.policy.action_net(model.policy.mlp_extractor.forward_actor(ob))[0].detach().numpy()[legal],
+            rtol=1e-4,
+            atol=1e-4,
+        )
         want = int(np.flatnonzero(legal)[np.argmax(z[legal])])
         assert npol.act(obs, mask) == want
         assert bot.act({"observation": obs, "action_mask": mask}) == want

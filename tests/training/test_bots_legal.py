@@ -1,6 +1,7 @@
 """Every bot type (random, heuristic, mcts, neural) plays every registered game without ever
 choosing a masked action (tiny test games included). A game whose module is not importable yet is
 skipped with its import error."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -20,9 +21,9 @@ def _game_or_skip(env_id):
         game_class(env_id)
     except ImportError as e:
         pytest.skip(f"{env_id} is not importable yet: {e}")
-    try:                       # the options the shipped bot plays with (e.g. an observation option)
+    try:  # the options the shipped bot plays with (e.g. an observation option)
         return make_game(env_id, **default_options(env_id, ["neural"]))
-    except CheckpointError:    # no shipped bot (the tiny test games)
+    except CheckpointError:  # no shipped bot (the tiny test games)
         return make_game(env_id)
 
 
@@ -37,8 +38,13 @@ def _neural(game, tmp_path):
         params = []
         for a, b in zip(sizes[:-1], sizes[1:]):
             params += [rng.normal(size=(b, a)).astype(np.float32), rng.normal(size=b).astype(np.float32)]
-        card = {"env_id": game.env_id, "version": type(game).version, "options": dict(game.options),
-                "observation_shape": [game.observation_size], "num_actions": game.num_actions}
+        card = {
+            "env_id": game.env_id,
+            "version": type(game).version,
+            "options": dict(game.options),
+            "observation_shape": [game.observation_size],
+            "num_actions": game.num_actions,
+        }
         write_policy(params, "tanh", card, tmp_path / game.env_id, onnx=False)
         return load_bot(tmp_path / game.env_id, env_id=game.env_id)
 
@@ -56,8 +62,14 @@ def _play(env_id, tmp_path, games, sims):
         bots = []
         for s in range(n):
             kind = kinds[(k + s) % 4]
-            bots.append({"random": lambda: RandomBot(s), "heuristic": lambda: game.heuristic_bot(s, s),
-                         "mcts": lambda: MCTSBot(sims, rollout_steps=40, seed=s), "neural": lambda: neural}[kind]())
+            bots.append(
+                {
+                    "random": lambda s=s: RandomBot(s),
+                    "heuristic": lambda s=s: game.heuristic_bot(s, s),
+                    "mcts": lambda s=s: MCTSBot(sims, rollout_steps=40, seed=s),
+                    "neural": lambda: neural,
+                }[kind]()
+            )
         while not st.is_terminal():
             if st.is_chance_node():
                 st.apply_action(st.sample_chance(rng))

@@ -1,4 +1,5 @@
 """The single-agent Gymnasium view used by MaskablePPO."""
+
 from __future__ import annotations
 
 import numpy as np

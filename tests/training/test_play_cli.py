@@ -1,8 +1,8 @@
 """The terminal player (bad input re-asked) and the CLI commands on a tiny game."""
+
 from __future__ import annotations
 
 import json
-
 
 from boardzoo.training.cli import main
 from boardzoo.training.play import play
@@ -11,8 +11,9 @@ from boardzoo.training.play import play
 def test_play_reasks_bad_input_and_finishes(tiny_games):
     answers = iter(["", "x", "-1", "99", "0"] + ["0"] * 50)
     out = []
-    res = play("tinynim_v0", players=2, seat=1, vs="random", seed=3, input_fn=lambda prompt: next(answers),
-               print_fn=out.append)
+    res = play(
+        "tinynim_v0", players=2, seat=1, vs="random", seed=3, input_fn=lambda prompt: next(answers), print_fn=out.append
+    )
     text = "\n".join(out)
     assert res is not None and res["winners"]
     assert "Tiny Nim: pile" in text and "[0] take 1" in text
@@ -27,8 +28,24 @@ def test_play_quit(tiny_games):
 
 def test_cli_eval_and_errors(tiny_games, tmp_path, capsys):
     stem = tmp_path / "res"
-    assert main(["eval", "tinynim_v0", "--bots", "heuristic,random,mcts:10", "--games", "30", "--workers", "1",
-                 "--out", str(stem), "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                "tinynim_v0",
+                "--bots",
+                "heuristic,random,mcts:10",
+                "--games",
+                "30",
+                "--workers",
+                "1",
+                "--out",
+                str(stem),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "95% CI" in printed and "heuristic" in printed
     data = json.loads(stem.with_suffix(".json").read_text())
@@ -50,12 +67,28 @@ def test_cli_train_bad_config(tiny_games, tmp_path, capsys):
 
 def test_cli_train_export_play(tiny_games, tmp_path, capsys, monkeypatch):
     cfg = tmp_path / "tinynim_v0.yaml"
-    cfg.write_text("env_id: tinynim_v0\ntotal_steps: 256\nn_envs: 1\nvec: dummy\nnet: {hidden: [16]}\n"
-                   "ppo: {n_steps: 128, batch_size: 64, n_epochs: 1}\neval: {every: 256, games: 4}\n")
+    cfg.write_text(
+        "env_id: tinynim_v0\ntotal_steps: 256\nn_envs: 1\nvec: dummy\nnet: {hidden: [16]}\n"
+        "ppo: {n_steps: 128, batch_size: 64, n_epochs: 1}\neval: {every: 256, games: 4}\n"
+    )
     run = tmp_path / "run"
     assert main(["train", str(cfg), "--run-dir", str(run), "--no-progress"]) == 0
-    assert main(["export", str(run), "--out", str(tmp_path / "bot"), "--eval-games", "10", "--workers", "1",
-                 "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "export",
+                str(run),
+                "--out",
+                str(tmp_path / "bot"),
+                "--eval-games",
+                "10",
+                "--workers",
+                "1",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     card = json.loads((tmp_path / "bot" / "card.json").read_text())
     assert set(card["strength"]["results"]) == {"random", "heuristic"}
     assert card["strength"]["results"]["random"]["games"] == 10

@@ -1,4 +1,5 @@
 """Tournaments: line-ups, Wilson intervals and OpenSkill ratings on a rigged match."""
+
 from __future__ import annotations
 
 import json
@@ -34,7 +35,7 @@ class Never(Always):
 def test_wilson_known_values():
     lo, hi = wilson(50, 100)
     assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
-    z2 = 1.959963984540054 ** 2
+    z2 = 1.959963984540054**2
     assert wilson(1000, 1000) == (pytest.approx(1000 / (1000 + z2)), 1.0)
     assert wilson(0, 1000) == (0.0, pytest.approx(z2 / (1000 + z2)))
 
@@ -62,7 +63,7 @@ def test_rigged_match(tiny_games, tmp_path, n):
     a, b = rows["always"], rows["never"]
     assert a["seat_games"] == games and b["seat_games"] == games * (n - 1)
     assert a["win_rate"] == 1.0 and b["win_rate"] == 0.0
-    z2 = 1.959963984540054 ** 2
+    z2 = 1.959963984540054**2
     assert a["ci95"][0] == pytest.approx(games / (games + z2)) and a["ci95"][1] == 1.0
     assert b["ci95"][0] == 0.0 and b["ci95"][1] == pytest.approx(z2 / (b["seat_games"] + z2))
     assert a["above_even_share"] and not b["above_even_share"] and a["even_share"] == pytest.approx(1 / n)
@@ -92,16 +93,26 @@ def test_options_default_to_the_neural_bots_own(tiny_games, tmp_path):
 
     game = make_game("tinynim_v0", max_pile=6)
     rng = np.random.default_rng(0)
-    params = [rng.normal(size=(8, game.observation_size)).astype(np.float32), np.zeros(8, np.float32),
-              rng.normal(size=(game.num_actions, 8)).astype(np.float32), np.zeros(game.num_actions, np.float32)]
-    card = {"env_id": "tinynim_v0", "version": 0, "options": dict(game.options),
-            "observation_shape": [game.observation_size], "num_actions": game.num_actions}
+    params = [
+        rng.normal(size=(8, game.observation_size)).astype(np.float32),
+        np.zeros(8, np.float32),
+        rng.normal(size=(game.num_actions, 8)).astype(np.float32),
+        np.zeros(game.num_actions, np.float32),
+    ]
+    card = {
+        "env_id": "tinynim_v0",
+        "version": 0,
+        "options": dict(game.options),
+        "observation_shape": [game.observation_size],
+        "num_actions": game.num_actions,
+    }
     bot = tmp_path / "bot"
     write_policy(params, "tanh", card, bot, onnx=False)
     assert default_options("tinynim_v0", ["random", f"neural:{bot}"]) == {"max_pile": 6}
     assert default_options("tinynim_v0", ["random", "heuristic"]) == {}
     res = run_tournament("tinynim_v0", [f"neural:{bot}", "random"], 6, workers=1, progress=False)
     assert res.options == {"max_pile": 6} and res.to_json()["options"] == {"max_pile": 6}
-    res = run_tournament("tinynim_v0", [f"neural:{bot}", "random"], 6, options={"max_pile": 9}, workers=1,
-                         progress=False)
+    res = run_tournament(
+        "tinynim_v0", [f"neural:{bot}", "random"], 6, options={"max_pile": 9}, workers=1, progress=False
+    )
     assert res.options == {"max_pile": 9}

@@ -1,5 +1,6 @@
 """A tiny training run end to end: train, resume, export, reload; the exported bot matches the
 in-memory policy; loading errors are clear (more in test_bot_format.py)."""
+
 from __future__ import annotations
 
 import csv
@@ -16,8 +17,16 @@ from boardzoo.training.policy import NumpyPolicy
 
 
 def test_run_writes_log_curve_and_checkpoint(tiny_run):
-    for f in ("config.yaml", "log.csv", "curve.png", "model.zip", "policy.npz", "best_policy.npz", "pool.npz",
-              "state.json"):
+    for f in (
+        "config.yaml",
+        "log.csv",
+        "curve.png",
+        "model.zip",
+        "policy.npz",
+        "best_policy.npz",
+        "pool.npz",
+        "state.json",
+    ):
         assert (tiny_run / f).is_file(), f
     rows = list(csv.DictReader(open(tiny_run / "log.csv")))
     assert len(rows) >= 2 and {"win_random", "lo_heuristic", "hi_heuristic"} <= set(rows[0])
@@ -54,8 +63,9 @@ def test_exported_bot_matches_in_memory_policy(tiny_run, tmp_path):
     assert card["training"]["steps"] >= 512 and "boardzoo train" in card["reproduce"]
     assert (out / "weights.safetensors").stat().st_size < 5_000_000 and not (out / "policy.pt").exists()
     assert card["format"] == "boardzoo-bot" and card["architecture"]["hidden"] == [32, 32]
-    assert card["observation_layout"] == [{"name": n, "offset": o, "length": k}
-                                          for n, o, k in make_game("tinynim_v0").observation_layout()]
+    assert card["observation_layout"] == [
+        {"name": n, "offset": o, "length": k} for n, o, k in make_game("tinynim_v0").observation_layout()
+    ]
     model = MaskablePPO.load(tiny_run / "model.zip", device="cpu")
     module, _ = load_policy(out, env_id="tinynim_v0")
     bot = load_bot(out, env_id="tinynim_v0")
@@ -99,8 +109,13 @@ def _random_params(game, rng, hidden=(8,)):
 
 
 def _card(game, **kw):
-    c = {"env_id": game.env_id, "version": type(game).version, "options": dict(game.options),
-         "observation_shape": [game.observation_size], "num_actions": game.num_actions}
+    c = {
+        "env_id": game.env_id,
+        "version": type(game).version,
+        "options": dict(game.options),
+        "observation_shape": [game.observation_size],
+        "num_actions": game.num_actions,
+    }
     c.update(kw)
     return c
 
@@ -121,8 +136,13 @@ def test_loading_errors_are_clear(tiny_games, tmp_path):
         load_bot(old, env_id="tinynim_v0")
     # shapes that do not fit the game (e.g. other options)
     bad = tmp_path / "shape"
-    write_policy(_random_params(claim, rng), "tanh", _card(claim, env_id="tinynim_v0", num_actions=claim.num_actions,
-                                                           observation_shape=[claim.observation_size]), bad, onnx=False)
+    write_policy(
+        _random_params(claim, rng),
+        "tanh",
+        _card(claim, env_id="tinynim_v0", num_actions=claim.num_actions, observation_shape=[claim.observation_size]),
+        bad,
+        onnx=False,
+    )
     with pytest.raises(CheckpointError, match="field 'observation_shape': the bot reads 4 values"):
         load_bot(bad, env_id="tinynim_v0")
     # a damaged file: hash mismatch with the card, and a folder without a card

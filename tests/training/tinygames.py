@@ -6,6 +6,7 @@
 ``claim_v0``   2-4 players; action 0 claims the win at once, action 1 passes; after 3 passes each,
                all tie. A bot that always claims always wins against one that always passes.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -45,6 +46,7 @@ class TinyNimGame(Game):
             legal = np.flatnonzero(st.legal_mask())
             take = st.pile % 4
             return int(take - 1) if take and take - 1 in legal else int(rng.choice(legal))
+
         return HeuristicBot(policy, seed)
 
 
@@ -71,7 +73,7 @@ class TinyNimState(State):
 
     def _legal_mask(self):
         m = np.zeros(3, np.int8)
-        m[:min(3, self.pile)] = 1
+        m[: min(3, self.pile)] = 1
         return m
 
     def _apply(self, a):
