@@ -545,3 +545,22 @@ def test_readme_onnx_snippet_runs():
     ns: dict = {}
     exec(compile(textwrap.dedent(m.group(1)), "training/README.md", "exec"), ns)
     assert ns["actions"], "the recipe played no move"
+
+
+def test_loader_sources_name_no_unsafe_loader():
+    """A static guard next to the runtime ones: the loading modules never name an unpickler or
+    TorchScript loader (scripts/convert_bots.py, the one-off trusted conversion, is the only place);
+    numpy's loader only with allow_pickle=False (export reads a training run's .npz)."""
+    import ast
+
+    for mod in ("botformat", "botnet", "export", "bots"):
+        tree = ast.parse((ROOT / "training" / f"{mod}.py").read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                names = [a.name for a in node.names] + [getattr(node, "module", None) or ""]
+                assert not any(n.split(".")[0] in ("pickle", "dill", "joblib", "cloudpickle") for n in names), mod
+            if isinstance(node, ast.Attribute) and node.attr in ("load", "loads"):
+                assert ast.unparse(node.value) not in ("torch", "torch.jit", "pickle"), f"{mod}: {ast.unparse(node)}"
+            if isinstance(node, ast.Call) and ast.unparse(node.func) in ("np.load", "numpy.load"):
+                kw = {k.arg: ast.unparse(k.value) for k in node.keywords}
+                assert kw.get("allow_pickle") == "False", f"{mod}: {ast.unparse(node)}"
