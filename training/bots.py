@@ -14,6 +14,7 @@ Every bot follows the one Bot protocol of ``boardzoo.envs.core.bots``; play them
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from boardzoo.envs import ConfigError
@@ -38,7 +39,7 @@ def check_spec(spec: str, key: str = "bot") -> None:
         raise ConfigError(f"{key}: {spec!r}: {kind} takes no argument")
 
 
-_NEURAL_CACHE: dict[tuple[str, str], Any] = {}
+_NEURAL_CACHE: dict[tuple[str, str, str], Any] = {}
 
 
 def make_bot(spec: str, game: Any, seat: int, seed: int | None = None) -> Any:
@@ -53,9 +54,11 @@ def make_bot(spec: str, game: Any, seat: int, seed: int | None = None) -> Any:
         return MCTSBot(simulations=int(arg) if arg else DEFAULT_MCTS_SIMULATIONS, seed=seed)
     from .export import load_bot  # torch only when a neural bot is asked for
 
-    key = (game.env_id, arg)
+    # The line-up's options are an explicit choice (the card's, or the user's --options): a bot may play
+    # other rule options as long as its observation still fits; a misfit names the option(s) to set.
+    key = (game.env_id, arg, json.dumps(game.options, sort_keys=True, default=str))
     if key not in _NEURAL_CACHE:
-        _NEURAL_CACHE[key] = load_bot(arg or game.env_id, env_id=game.env_id, options=game.options)
+        _NEURAL_CACHE[key] = load_bot(arg or game.env_id, env_id=game.env_id, options=game.options, any_options=True)
     return _NEURAL_CACHE[key]
 
 

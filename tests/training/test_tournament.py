@@ -116,3 +116,8 @@ def test_options_default_to_the_neural_bots_own(tiny_games, tmp_path):
         "tinynim_v0", [f"neural:{bot}", "random"], 6, options={"max_pile": 9}, workers=1, progress=False
     )
     assert res.options == {"max_pile": 9}
+    # options that change what the bot reads are refused before any game, naming the option to set
+    from boardzoo.training.export import CheckpointError
+
+    with pytest.raises(CheckpointError, match="set action_features=True"):
+        run_tournament("downforce_v0", ["neural", "random"], 2, options={}, workers=1, progress=False)
