@@ -384,7 +384,13 @@ def measure_strength(
     card = read_card(bot_dir)
     env_id = card["env_id"]
     n = game_class(env_id).default_players
-    strength = {"source": "measured at export", "num_players": n, "even_share": 1.0 / n, "results": {}}
+    strength = {
+        "source": "measured at export",
+        "measured": time.strftime("%Y-%m-%d", time.gmtime()),
+        "num_players": n,
+        "even_share": 1.0 / n,
+        "results": {},
+    }
     for opp in opponents:
         cmd = (
             f"boardzoo eval {env_id} --bots neural:{bot_dir},{opp} --games {games} --players {n} "
