@@ -576,6 +576,10 @@ def _read_weights(path: Path, card: dict, where: str) -> tuple[dict[str, np.ndar
                 f"was edited or belongs to other weights"
             )
     onnx_rec = meta["onnx_sha256"]
+    if onnx_rec and ONNX not in card["files"]:
+        raise CheckpointError(
+            f"{where}: field 'files' does not list {ONNX}, but {path.name} records one: the card was edited"
+        )
     if ONNX in card["files"] and card["files"][ONNX] != onnx_rec:
         raise CheckpointError(
             f"{where}: field 'files.{ONNX}' does not match the hash recorded in {path.name}: "

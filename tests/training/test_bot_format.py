@@ -330,6 +330,10 @@ def test_card_edits_that_pass_the_schema_are_caught_by_the_weights_record(bot):
     _set_card(bot, dict(good, files=dict(good["files"], **{ONNX: sha256(bot / ONNX)})))
     with pytest.raises(CheckpointError, match=f"files.{ONNX}"):
         load_bot(bot)
+    # an ONNX file dropped from the card (so that nothing would check a replaced one)
+    _set_card(bot, dict(good, files={WEIGHTS: good["files"][WEIGHTS]}))
+    with pytest.raises(CheckpointError, match=f"'files' does not list {ONNX}"):
+        load_bot(bot)
 
 
 def test_wrong_env_version_and_layout(bot, tiny_games):
