@@ -80,11 +80,19 @@ class Layout:
         self.final_place = block(NC)
         self.size = off
         self.last_row = game.last_row
-        # per space id: a car's first 5 car entries there (row, lane one-hot, on track)
-        self.space_bytes = [bytes([sid // 3] + [int(sid % 3 == k) for k in range(3)] + [1])
+        # a car's entries in three pieces, joined by _encode_cars: 0-10 (row, lane one-hot, on track,
+        # place one-hot) per space id / per finishing place, 11-16 race position one-hot, 17-19
+        # (subject, spaces moved this turn, curve entered)
+        self.space_bytes = [bytes([sid // 3] + [int(sid % 3 == k) for k in range(3)] + [1] + [0] * 6)
                             for sid in range(game.num_spaces)]
+        self.place_bytes = [bytes(11)] + [bytes([game.last_row, 0, 0, 0, 0] + [int(p == q) for q in range(1, 7)])
+                                          for p in range(1, 7)]
+        self.rank_bytes = [bytes(int(i == j) for j in range(6)) for i in range(6)] + [bytes(6)]
+        # entries 0-16 by (space id, or finishing place q at index q - 7) and race position (6 = none)
+        self.car_bytes = [[a + r for r in self.rank_bytes] for a in self.space_bytes + self.place_bytes]
+        self.no_rank = [6] * NC
+        self.moved_bytes = [[bytes((0, m, nr)) for nr in (0, 1)] for m in range(256)]
         self.space_rank = [-(sid // 3) * 1_000_000 for sid in range(game.num_spaces)]   # + entry stamp
-        self.cars_zero = bytes(NC * CAR_DYN)
         # per-entry scale: entries are written as small integers, then scaled
         sc = np.ones(off, dtype=np.float32)
         for c in range(NC):
@@ -100,6 +108,7 @@ class Layout:
         sc[self.final_place:self.final_place + NC] = 1.0 / 6.0
         self.scale = sc
         self.cars_scale = sc[self.cars:self.cars + NC * CAR_DYN].copy()
+        self.cards_scale = sc[self.hand:self.cur_card].copy()
         self.zeros_dyn = bytes(self.size - self.semi_end)
         self.zeros_bets = bytes(self.semi_end - self.static_end)
         self.zeros_bets_private = bytes(self.semi_end - self.bets)
@@ -204,39 +213,21 @@ def _encode_bets_public(st) -> bytes:
     return bytes(o)
 
 
-def _encode_cars(st, L: Layout) -> bytearray:
-    o = bytearray(L.cars_zero)
+def _encode_cars(st, L: Layout) -> bytes:
     pos = st.pos
     place = st.place
-    moved = st.turn_moved
-    stamp = st.stamp
-    sb = L.space_bytes
-    sr = L.space_rank
-    ranked = []
-    b = 0
-    for c in range(NC):
-        p = pos[c]
-        if p >= 0:
-            o[b:b + 5] = sb[p]                      # row, lane, on track
-            ranked.append((stamp[c] + sr[p], c))
-        elif place[c]:
-            o[b] = L.last_row
-            o[b + 4 + place[c]] = 1
-        m = moved[c]
-        if m:
-            o[b + 18] = m if m < 255 else 255
-            o[b + 19] = st.turn_nonrect[c]
-        b += CAR_DYN
-    if st.stage != "grid":                          # race positions (DF-R27 order)
-        i = 11
-        for c in st.finish_order:
-            o[i + c * CAR_DYN] = 1
-            i += 1
-        ranked.sort()
-        for _, c in ranked:
-            o[i + c * CAR_DYN] = 1
-            i += 1
-    return o
+    if st.stage != "grid":                          # race positions (DF-R27 order): finished cars
+        sr = L.space_rank                           # by place, then higher row, then entry stamp
+        key = [s + sr[p] if p >= 0 else q - 99_000_000 for s, p, q in zip(st.stamp, pos, place)]
+        rank = [0] * NC
+        for i, c in enumerate(sorted(range(NC), key=key.__getitem__)):
+            rank[c] = i
+    else:
+        rank = L.no_rank
+    cb = L.car_bytes
+    mb = L.moved_bytes                              # (spaces moved this turn never reach 256)
+    return b"".join([cb[p if p >= 0 else q - 7][r] + mb[m][n]
+                     for p, q, r, m, n in zip(pos, place, rank, st.turn_moved, st.turn_nonrect)])
 
 
 def encode(st, seat: int) -> np.ndarray:
@@ -248,20 +239,34 @@ def encode(st, seat: int) -> np.ndarray:
         # everything else is cached per seat (as floats), keyed by what can change it within the
         # race stage; the decision and the cars are then written as in _encode_decision.
         tr = st.triggered
-        lo = st.line_order
-        rk = (st.turn_player, len(st.played), st.cur_card, len(st.bet_k), tr[0], tr[1], tr[2], st.ignored,
-              len(lo) > 1 and lo[0] > lo[-1])
+        rk = (len(st.bet_k), tr[0], tr[1], tr[2])
         rb = cache.get(-11 - seat)
         if rb is None or rb[0] != rk:
-            rb = cache[-11 - seat] = (rk, np.multiply(np.frombuffer(_encode_rest(st, seat), dtype=np.uint8),
+            rb = cache[-11 - seat] = (rk, np.multiply(np.frombuffer(_encode_rest(st, seat, True), dtype=np.uint8),
                                                       L.scale, dtype=np.float32))
         out = rb[1].copy()
+        hf = cache.get(-21 - seat)                 # the cards block, as floats
+        if hf is None or hf[0] is not cache.get(-1 - seat) or hf[1] != len(st.played):
+            hc = _cards(st, seat)
+            hf = cache[-21 - seat] = (hc, len(st.played), np.multiply(np.frombuffer(hc[1], dtype=np.uint8),
+                                                                      L.cards_scale, dtype=np.float32))
+        out[L.hand:L.cur_card] = hf[2]
+        rel = L.rel[st.num_players][seat]
+        if st.turn_player >= 0:
+            out[L.turn + rel[st.turn_player]] = 1.0
+        if st.cur_card >= 0:
+            out[L.cur_card + st.cur_card] = 1.0
+            lo = st.line_order
+            if len(lo) > 1 and lo[0] > lo[-1]:
+                out[L.reversed] = 1.0
+            if st.ignored >= 0:
+                out[L.ignored + st.ignored] = 1.0
         dt = st.dec_type
         if dt:
             out[L.dec + L.dec_index[dt]] = 1.0
         ds = st.dec_seat
         if ds >= 0:
-            out[L.decider + L.rel[st.num_players][seat][ds]] = 1.0
+            out[L.decider + rel[ds]] = 1.0
             if ds == seat:
                 out[L.me_deciding] = 1.0
         ckey = (st.stamp_counter, len(st.finish_order), len(st.played), st.chance_k, False)
@@ -333,8 +338,35 @@ def _encode_decision(st, seat: int, o: bytearray, L: Layout) -> None:
         o[oc + subject * CAR_DYN + 17] = min(st.dec_args[1], 8) if dt == "steer" else 8
 
 
-def _encode_rest(st, seat: int) -> bytearray:
-    """Everything but ``_encode_decision``'s part (left zero there)."""
+def _cards(st, seat: int) -> tuple:
+    """(key, bytes) of the cards block (own hand, played pile, publicly known cards, hand sizes):
+    byte mirrors of the state, cached per seat until a deal, an auction or a play changes them."""
+    L = st.game.layout
+    cache = st._ocache
+    hkey = (st.stage, st.chance_k, st.auction_idx, len(st.played))
+    hc = cache.get(-1 - seat)
+    if hc is None or hc[0] != hkey:
+        o_hand = L.hand
+        h = bytearray(L.cur_card - o_hand)
+        h[0:NK] = st._hb[seat]
+        h[L.played - o_hand:L.played - o_hand + NK] = st._pbits if len(st.played) == st._plen else st.played_bits()
+        hands = st.hands
+        rb = st._rb
+        o_hs = L.hand_size - o_hand
+        o_rev = L.revealed - o_hand
+        rel = L.rel[st.num_players][seat]
+        for s in range(st.num_players):
+            r = rel[s]
+            h[o_hs + r] = len(hands[s])
+            i = o_rev + r * NK
+            h[i:i + NK] = rb[s]
+        hc = cache[-1 - seat] = (hkey, bytes(h))
+    return hc
+
+
+def _encode_rest(st, seat: int, race_base: bool = False) -> bytearray:
+    """Everything but ``_encode_decision``'s part (left zero there); with ``race_base`` also without
+    the turn, the cards block and the current card (``encode``'s race stage writes those)."""
     g = st.game
     L = g.layout
     n = st.num_players
@@ -386,7 +418,7 @@ def _encode_rest(st, seat: int) -> bytearray:
     (o_stage, o_dec, o_yesno, o_color, o_decider, o_me, o_turn, o_cars, o_elig, o_comm, o_mybid, o_hand,
      o_played, o_rev, o_hs, o_card, o_rev_flag, o_ign) = L.dyn_offsets
     o[o_stage + _STAGE_INDEX[stage]] = 1
-    if st.turn_player >= 0:
+    if st.turn_player >= 0 and not race_base:
         o[o_turn + rel[st.turn_player]] = 1
     if stage == "auction":
         for s in range(n):
@@ -397,24 +429,9 @@ def _encode_rest(st, seat: int) -> bytearray:
                 o[o_comm + r] = 1
         if st.pending[seat] >= 0:
             o[o_mybid + st.pending[seat]] = 1
-    # ---- cards (own hand, played pile, publicly known cards, hand sizes): byte mirrors of the state,
-    # cached per seat until a deal, an auction or a play changes them
-    hkey = (stage, st.chance_k, st.auction_idx, len(st.played))
-    hc = cache.get(-1 - seat)
-    if hc is None or hc[0] != hkey:
-        h = bytearray(o_card - o_hand)
-        h[0:NK] = st._hb[seat]
-        h[o_played - o_hand:o_played - o_hand + NK] = st._pbits if len(st.played) == st._plen else st.played_bits()
-        hands = st.hands
-        rb = st._rb
-        for s in range(n):
-            r = rel[s]
-            h[o_hs - o_hand + r] = len(hands[s])
-            i = o_rev - o_hand + r * NK
-            h[i:i + NK] = rb[s]
-        hc = cache[-1 - seat] = (hkey, bytes(h))
-    o[o_hand:o_card] = hc[1]
-    if st.cur_card >= 0 and (stage == "race" or stage == "bet"):
+    if not race_base:
+        o[o_hand:o_card] = _cards(st, seat)[1]
+    if st.cur_card >= 0 and (stage == "race" or stage == "bet") and not race_base:
         o[o_card + st.cur_card] = 1
         lo = st.line_order
         if len(lo) > 1 and lo[0] > lo[-1]:

@@ -610,12 +610,11 @@ class DownforceState(State):
         self.tasks = [["end_turn"], ["turn_end", 0], ["line", 0], ["pre"]]
         self._run()
 
-    def _play_fast(self, card: int, start: int = 0, named: int = NO_CAR, carry: tuple | None = None) -> None:
+    def _play_fast(self, card: int, start: int = 0, named: int = NO_CAR) -> None:
         """The card resolution without powers (either steering mode): the same rules as the task
         machine below (a test compares both), in one loop. A decision (a wild line with several
         candidates, a manual STEER) stops it; the decision resumes it at line ``start`` (with the
-        wild's ``named`` car), or for a STEER first with the rest of the steered car's line: ``carry``
-        = (car, movement left, the line's start space, the chosen space of its next step)."""
+        wild's ``named`` car; a STEER first finishes its car's line, ``_fast_steer_step``)."""
         g = self.game
         place = self.place
         pos = self.pos
@@ -628,53 +627,39 @@ class DownforceState(State):
         moved = self.turn_moved
         manual = g.manual
         lines = g.deck[card]
-        nlines = len(lines)
-        if carry is not None:
-            car, speed, line_start, forced = carry
-            i = start - 1
-        else:
-            car, speed, line_start, forced = -2, 0, -1, -1
-            i = start
-        while True:
-            if car == -2:                                             # the next line
-                if i >= nlines:
-                    break
-                car, speed = lines[i]
-                if car < 0:                                           # DF-R15
-                    if named >= 0 and i == start:
-                        car = named                                   # named by the WILD decision
-                    else:
-                        cands = self._wild_candidates()
-                        if len(cands) > 1:
-                            self.tasks = []
-                            self._set_dec("wild", self.turn_player, [i] + cands)
-                            return
-                        car = cands[0] if cands else -2
-                if car == -2 or place[car]:                           # DF-R14
-                    car = -2
-                    i += 1
-                    continue
-                line_start = pos[car]
+        for i in range(start, len(lines)):
+            car, speed = lines[i]
+            if car < 0:                                               # DF-R15
+                if named >= 0 and i == start:
+                    car = named                                       # named by the WILD decision
+                else:
+                    cands = self._wild_candidates()
+                    if not cands:
+                        continue
+                    if len(cands) > 1:
+                        self.tasks = []
+                        self._set_dec("wild", self.turn_player, [i] + cands)
+                        return
+                    car = cands[0]
+            if place[car]:                                            # DF-R14
+                continue
+            line_start = pos[car]
             while speed > 0:                                          # DF-R16 .. DF-R21
                 sid = pos[car]
-                if forced >= 0:                                       # the STEER decision's step
-                    nsid = forced
-                    forced = -1
-                else:
-                    if sid // 3 == last:
-                        self._finish(car, 1)
-                        break
-                    nsid = -1
-                    for k, s2 in steps[sid]:                          # DF-R20 preference order
-                        if occ[s2] < 0:
-                            if nsid >= 0:                             # manual: a second legal step
-                                self._fast_steer(car, speed, i, line_start)
-                                return
-                            nsid = s2
-                            if not manual:
-                                break
-                    if nsid < 0:
-                        break                                         # DF-R18: blocked
+                if sid // 3 == last:
+                    self._finish(car, 1)
+                    break
+                nsid = -1
+                for _, s2 in steps[sid]:                              # DF-R20 preference order
+                    if occ[s2] < 0:
+                        if nsid >= 0:                                 # manual: a second legal step
+                            self._fast_steer(car, speed, i, line_start)
+                            return
+                        nsid = s2
+                        if not manual:
+                            break
+                if nsid < 0:
+                    break                                             # DF-R18: blocked
                 occ[sid] = NO_CAR
                 occ[nsid] = car
                 pos[car] = nsid
@@ -686,9 +671,53 @@ class DownforceState(State):
                 if bet_after[sid // 3] >= 0:
                     self._cross(sid // 3, 1)
                 speed -= 1
-            car = -2
-            i += 1
         self._t_end_turn()
+
+    def _fast_steer_step(self, car: int, left: int, nsid: int) -> bool:
+        """``_play_fast`` after a STEER decision: the chosen step to ``nsid``, then the car's further
+        steps (the same as in ``_play_fast``) up to its next choice point, a new STEER decision with
+        the same task stack (True), or to the end of its line (False: the card goes on)."""
+        g = self.game
+        occ = self.occ
+        pos = self.pos
+        steps = g.steps
+        while True:
+            sid = pos[car]
+            occ[sid] = NO_CAR
+            occ[nsid] = car
+            pos[car] = nsid
+            self.stamp[car] = self.stamp_counter
+            self.stamp_counter += 1
+            self.turn_moved[car] += 1
+            if not g.rect[nsid]:
+                self.turn_nonrect[car] = 1
+            if g.bet_after[sid // 3] >= 0:
+                self._cross(sid // 3, 1)
+            left -= 1
+            if left == 0:
+                return False
+            if nsid // 3 == g.last_row:
+                self._finish(car, 1)
+                return False
+            sid = nsid
+            nsid = -1
+            args = None
+            for k, s2 in steps[sid]:
+                if occ[s2] < 0:
+                    if nsid < 0:
+                        nsid = s2
+                        first = k
+                    elif args is None:
+                        args = [car, left, 1, first, k]
+                    else:
+                        args.append(k)
+            if args is not None:
+                self.dec_type = "steer"
+                self.dec_seat = self.turn_player                      # no powers here: no Cunning
+                self.dec_args = args
+                return True
+            if nsid < 0:                                              # DF-R18: blocked
+                return False
 
     def _fast_steer(self, car: int, left: int, i: int, line_start: int) -> None:
         """A manual STEER choice point (DF-R20) in ``_play_fast``: the same decision and task stack
@@ -1079,8 +1108,10 @@ class DownforceState(State):
             tk = self.tasks
             if (self.game.fast_resolve and len(tk) == 4 and tk[3][0] == "after_line" and tk[3][1] == car
                     and tk[2][0] == "line" and tk[1] == ["turn_end", 0] and tk[0] == ["end_turn"]):
+                if self._fast_steer_step(car, left, nsid):
+                    return                                            # the next STEER of the same line
                 self.tasks = []                                       # resume _play_fast
-                self._play_fast(self.cur_card, tk[2][1], NO_CAR, (car, left, tk[3][2], nsid))
+                self._play_fast(self.cur_card, tk[2][1])
                 return
             self._step(car, nsid, is_line)
             if left > 1:

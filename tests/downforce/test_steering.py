@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from df_helpers import B, G, K, O, RED, Y, at, card, legal, race
+from df_helpers import RED, B, G, K, O, Y, at, card, legal, race
 
 from boardzoo.envs import make
 from boardzoo.envs.downforce.rules import A_STEER, DownforceGame
@@ -122,7 +122,7 @@ def test_DF_V5_random_games_in_both_modes_end_and_manual_asks_for_choices(steeri
     rng = np.random.default_rng(3)
     steer = 0
     env.reset(seed=11)
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
