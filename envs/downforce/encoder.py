@@ -107,8 +107,6 @@ class Layout:
         sc[self.round_pos:self.round_pos + 3 * NC] = 1.0 / 6.0
         sc[self.final_place:self.final_place + NC] = 1.0 / 6.0
         self.scale = sc
-        self.cars_scale = sc[self.cars:self.cars + NC * CAR_DYN].copy()
-        self.cards_scale = sc[self.hand:self.cur_card].copy()
         self.zeros_dyn = bytes(self.size - self.semi_end)
         self.zeros_bets = bytes(self.semi_end - self.static_end)
         self.zeros_bets_private = bytes(self.semi_end - self.bets)
@@ -235,55 +233,31 @@ def encode(st, seat: int) -> np.ndarray:
     L = st.game.layout
     cache = st._ocache
     if st.stage == "race":
-        # During a race turn only the cars and the decision change from one sub-step to the next:
-        # everything else is cached per seat (as floats), keyed by what can change it within the
-        # race stage; the decision and the cars are then written as in _encode_decision.
+        # During a race turn only the cars and the decision change from one sub-step to the next,
+        # and the cards with each card played: the rest is cached per seat (keyed by what can
+        # change it within the race stage), the cards and the cars have caches of their own.
         tr = st.triggered
         rk = (len(st.bet_k), tr[0], tr[1], tr[2])
         rb = cache.get(-11 - seat)
         if rb is None or rb[0] != rk:
-            rb = cache[-11 - seat] = (rk, np.multiply(np.frombuffer(_encode_rest(st, seat, True), dtype=np.uint8),
-                                                      L.scale, dtype=np.float32))
-        out = rb[1].copy()
-        hf = cache.get(-21 - seat)                 # the cards block, as floats
-        if hf is None or hf[0] is not cache.get(-1 - seat) or hf[1] != len(st.played):
-            hc = _cards(st, seat)
-            hf = cache[-21 - seat] = (hc, len(st.played), np.multiply(np.frombuffer(hc[1], dtype=np.uint8),
-                                                                      L.cards_scale, dtype=np.float32))
-        out[L.hand:L.cur_card] = hf[2]
+            rb = cache[-11 - seat] = (rk, bytes(_encode_rest(st, seat, True)))
+        o = bytearray(rb[1])
+        hc = cache.get(-21 - seat)                 # in a race only a play changes the cards block
+        if hc is None or hc[0] != len(st.played):
+            hc = cache[-21 - seat] = (len(st.played), _cards(st, seat)[1])
+        o[L.hand:L.cur_card] = hc[1]
         rel = L.rel[st.num_players][seat]
         if st.turn_player >= 0:
-            out[L.turn + rel[st.turn_player]] = 1.0
+            o[L.turn + rel[st.turn_player]] = 1
         if st.cur_card >= 0:
-            out[L.cur_card + st.cur_card] = 1.0
+            o[L.cur_card + st.cur_card] = 1
             lo = st.line_order
             if len(lo) > 1 and lo[0] > lo[-1]:
-                out[L.reversed] = 1.0
+                o[L.reversed] = 1
             if st.ignored >= 0:
-                out[L.ignored + st.ignored] = 1.0
-        dt = st.dec_type
-        if dt:
-            out[L.dec + L.dec_index[dt]] = 1.0
-        ds = st.dec_seat
-        if ds >= 0:
-            out[L.decider + rel[ds]] = 1.0
-            if ds == seat:
-                out[L.me_deciding] = 1.0
-        ckey = (st.stamp_counter, len(st.finish_order), len(st.played), st.chance_k, False)
-        cc = cache.get("cars")
-        if cc is None or cc[0] != ckey:
-            cc = cache["cars"] = (ckey, _encode_cars(st, L))
-        cf = cache.get("carsf")
-        if cf is None or cf[0] is not cc:
-            cf = cache["carsf"] = (cc, np.multiply(np.frombuffer(cc[1], dtype=np.uint8), L.cars_scale,
-                                                   dtype=np.float32))
-        oc = L.cars
-        out[oc:oc + NC * CAR_DYN] = cf[1]
-        if dt == "steer":                          # subject car: its movement left / 8
-            out[oc + st.dec_args[0] * CAR_DYN + 17] = min(st.dec_args[1], 8) * 0.125
-        elif dt == "yesno" or dt == "color":
-            _encode_prompt_floats(st, out, L)
-        return out
+                o[L.ignored + st.ignored] = 1
+        _encode_decision(st, seat, o, L)
+        return np.multiply(np.frombuffer(o, dtype=np.uint8), L.scale, dtype=np.float32)
     o = _encode_rest(st, seat)
     _encode_decision(st, seat, o, L)
     out = np.multiply(np.frombuffer(o, dtype=np.uint8), L.scale, dtype=np.float32)
@@ -292,17 +266,6 @@ def encode(st, seat: int) -> np.ndarray:
         for s in range(st.num_players):
             out[L.money + rel[s]] = st.money[s] * (1.0 / 30.0)
     return out
-
-
-def _encode_prompt_floats(st, out: np.ndarray, L: Layout) -> None:
-    """A YES/NO or colour prompt's kind and subject car, into a float observation."""
-    args = st.dec_args
-    if st.dec_type == "color":
-        out[L.color + args[0]] = 1.0
-        return
-    out[L.yesno + args[0]] = 1.0
-    if args[0] >= 2:
-        out[L.cars + (args[2] if args[0] == 2 else args[1]) * CAR_DYN + 17] = 1.0
 
 
 def _encode_decision(st, seat: int, o: bytearray, L: Layout) -> None:

@@ -1106,8 +1106,9 @@ class DownforceState(State):
             car, left, is_line = self.dec_args[:3]
             nsid = self.pos[car] + 2 + a - A_STEER                   # row + 1, lane + (a - A_STEER) - 1
             tk = self.tasks
+            # without powers the stack at a STEER is [end_turn, turn_end 0, line i+1, after_line car start]
             if (self.game.fast_resolve and len(tk) == 4 and tk[3][0] == "after_line" and tk[3][1] == car
-                    and tk[2][0] == "line" and tk[1] == ["turn_end", 0] and tk[0] == ["end_turn"]):
+                    and tk[2][0] == "line"):
                 if self._fast_steer_step(car, left, nsid):
                     return                                            # the next STEER of the same line
                 self.tasks = []                                       # resume _play_fast
