@@ -13,15 +13,18 @@ door, so the guest can dive into a room soon.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from .board import GALLERY, ROOM0, STEP0, UNPLACED
-from .rules import DECLINE, MOVE, REPLACE, SETUP
+from ..core.bots import HeuristicBot
+from ..core.game import ConfigError
+from .rules import DECLINE, GALLERY, MOVE, REPLACE, ROOM0, SETUP, STEP0, UNPLACED, HiddenCastleGame, HiddenCastleState
 
 _RISK = (0.0, 0.75, 0.4, 0.2, 0.1, 0.05)
 
 
-def _hugo_distance(state, s: int) -> int:
+def _hugo_distance(state: HiddenCastleState, s: int) -> int:
     """Spaces Hugo must travel to enter gallery space ``s``."""
     h = state.hugo
     if h < 0:
@@ -29,7 +32,7 @@ def _hugo_distance(state, s: int) -> int:
     return (s - h) % GALLERY or GALLERY
 
 
-def _next_step_value(state) -> int:
+def _next_step_value(state: HiddenCastleState) -> int:
     side = state.side
     for j in range(side.limited):
         if state.step_cnt[j] == 0:
@@ -37,14 +40,14 @@ def _next_step_value(state) -> int:
     return abs(side.steps[side.overflow])
 
 
-def _speed(state) -> int:
+def _speed(state: HiddenCastleState) -> int:
     v = state.speed()
     if v == 0:
         return 99
     return v
 
 
-def projected(state) -> list[float]:
+def projected(state: HiddenCastleState) -> list[float]:
     """Projected spooky totals per seat (lower is better)."""
     side = state.side
     g = state.gpp
@@ -54,28 +57,28 @@ def projected(state) -> list[float]:
     if state.is_terminal():
         return out
     variant = state.variant
-    for gi, l in enumerate(state.loc):
+    for gi, lc in enumerate(state.loc):
         p = gi // g
-        if l < GALLERY:
-            m = -(-_hugo_distance(state, l) // v)
+        if lc < GALLERY:
+            m = -(-_hugo_distance(state, lc) // v)
             out[p] += cap * (_RISK[m] if m < len(_RISK) else 0.02)
             if variant:
                 out[p] += 0.5          # will end the round on -2 if it never gets in
-        elif variant and ROOM0 <= l < STEP0:
-            out[p] += side.room_points[l - ROOM0 + 1]
-        elif variant and STEP0 <= l < UNPLACED:
-            out[p] += abs(side.steps[l - STEP0])
+        elif variant and ROOM0 <= lc < STEP0:
+            out[p] += side.room_points[lc - ROOM0 + 1]
+        elif variant and STEP0 <= lc < UNPLACED:
+            out[p] += abs(side.steps[lc - STEP0])
     return out
 
 
-def _value(state, seat: int) -> float:
+def _value(state: HiddenCastleState, seat: int) -> float:
     proj = projected(state)
     n = len(proj)
     others = (sum(proj) - proj[seat]) / max(1, n - 1)
     return proj[seat] - 0.3 * others
 
 
-def _place_score(state, s: int) -> float:
+def _place_score(state: HiddenCastleState, s: int) -> float:
     side = state.side
     d = _hugo_distance(state, s)
     score = min(d, 30) * 1.0
@@ -86,7 +89,7 @@ def _place_score(state, s: int) -> float:
     return score
 
 
-def policy(state, seat: int, rng: np.random.Generator) -> int:
+def policy(state: HiddenCastleState, seat: int, rng: np.random.Generator) -> int:
     """Choose ``seat``'s action in ``state`` (called through core.bots.HeuristicBot)."""
     legal = np.flatnonzero(state.legal_mask())
     if len(legal) == 1:
@@ -98,8 +101,8 @@ def policy(state, seat: int, rng: np.random.Generator) -> int:
     if ph != MOVE:
         return int(legal[rng.integers(len(legal))])
     best, best_v = int(legal[0]), float("inf")
-    for a in legal:
-        a = int(a)
+    for act in legal:
+        a = int(act)
         s = state.clone()
         s.apply_action(a)
         v = _value(s, seat) + 0.001 * rng.random()
@@ -108,3 +111,10 @@ def policy(state, seat: int, rng: np.random.Generator) -> int:
         if v < best_v:
             best, best_v = a, v
     return best
+
+
+def heuristic(game: HiddenCastleGame, seat: int, seed: int | None = None, **style: Any) -> HeuristicBot:
+    """The game's heuristic bot (GameSpec.heuristic); it has no style variants."""
+    if style:
+        raise ConfigError(f"{game.env_id} heuristic has no style {sorted(style)}")
+    return HeuristicBot(policy, seed, name="hidden_castle_heuristic")

@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from ..core.render import INK, PLAYER_COLORS, Canvas
-from .board import GALLERY, ROOM0, STEP0, UNPLACED
+from .rules import GALLERY, ROOM0, STEP0, UNPLACED
 
 COLOR_NAMES = ("red", "blue", "green", "yellow", "purple", "orange", "teal", "pink")
 LETTERS = "RBGYPOTK"
@@ -14,8 +14,8 @@ LETTERS = "RBGYPOTK"
 
 def _guests_at(state) -> dict[int, list[int]]:
     at: dict[int, list[int]] = {}
-    for gi, l in enumerate(state.loc):
-        at.setdefault(l, []).append(gi)
+    for gi, lc in enumerate(state.loc):
+        at.setdefault(lc, []).append(gi)
     return at
 
 
@@ -89,7 +89,7 @@ GOLD = (220, 180, 70)
 GHOST = (245, 245, 255)
 
 
-def _pos(s: int, r: float = R_RING) -> tuple[float, float]:
+def _pos(s: float, r: float = R_RING) -> tuple[float, float]:
     a = -math.pi / 2 + 2 * math.pi * (s + 0.5) / GALLERY
     return CX + r * math.cos(a), CY + r * math.sin(a)
 
@@ -98,7 +98,7 @@ def _room_spots(side) -> dict[int, float]:
     """Angular position (in gallery spaces) of each room box: its door, nudged apart from a
     neighbouring room whose door is fewer than 3 spaces away."""
     spots = {k: float(side.doors[k]) for k in range(1, side.num_rooms + 1)}
-    order = sorted(spots, key=spots.get)
+    order = sorted(spots, key=lambda k: spots[k])
     for a, b in zip(order, order[1:]):
         gap = spots[b] - spots[a]
         if gap < 3:

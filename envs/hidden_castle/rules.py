@@ -13,28 +13,60 @@ Actions (113, the same for every player count and option set):
 ====== ========================================================================
 
 Chance nodes: the start player (outcome = seat, HC-R3) and every die roll (outcome = face index
-0..5 of the die in ``components.json``, each 1/6, HC-R5). A Hugo face resolves automatically
+0..5 of the die in ``data/components.json``, each 1/6, HC-R5). A Hugo face resolves automatically
 (HC-R6), as does a number rolled in the variant by a player with no guest on the gallery (HC-V9).
+
+Phases are :class:`Phase` (an ``IntEnum``, saved as its int in ``phase_id``).
 
 Version history:
     v0: first release.
+    v0 (issue 12, no change of play, observations or saved states): the folder in the shared shape
+        (data/components.json loaded by data.py, the wiring in the package's GameSpec); the encoder
+        keeps its guest planes itself (the rules no longer write them); phases are an IntEnum. A
+        saved state's ``phase_id`` stays a plain int (an IntEnum member is refused like a bool).
 """
 from __future__ import annotations
 
-from typing import Any, Callable, ClassVar
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any, ClassVar
 
 import numpy as np
 
-from ..core.bots import HeuristicBot
 from ..core.game import CHANCE, TERMINAL, Game, Option, State, as_action
 from ..core.schema import Dict, Int, List, OneOf, Spec
-from . import board as B
-from .board import GALLERY, MAX_GUESTS, MAX_ROOMS, NUM_PLACES, ROOM0, STEP0, UNPLACED
+from . import data
+from .data import DIE_FACES, GALLERY, MAX_GUESTS, MAX_PLAYERS, MAX_ROLL, MAX_ROOMS, MAX_STEPS
 
-START, SETUP, ROLL, MOVE, REPLACE, END = range(6)
-PHASES = ("start", "setup", "roll", "move", "replace", "end")
 
-ENC_COUNTS = MAX_GUESTS * NUM_PLACES
+class Phase(IntEnum):
+    """Where the game stands (saved as its int in ``phase_id``)."""
+
+    START = 0     # chance: the start player (HC-R3)
+    SETUP = 1     # players place their guests in turn (HC-R4, HC-R30)
+    ROLL = 2      # chance: the die of the player to move (HC-R5)
+    MOVE = 3      # the player to move moves a guest by the number rolled (HC-R7)
+    REPLACE = 4   # Midnight Party: guests from the cellar are placed again between rounds (HC-V12)
+    END = 5
+
+
+# The members by name at module level: the hot paths compare against these (a module global is
+# several times faster than ``Phase.MOVE``); bot, renderer and tests use them too.
+START, SETUP, ROLL, MOVE, REPLACE, END = Phase
+PHASES = tuple(p.name.lower() for p in Phase)   # phase() names, by phase id
+
+# Location codes (one int per guest, shared by rules, encoder, bot and renderer):
+#   0 .. G-1                      gallery space g (0 = the arrow space by the cellar door)
+#   ROOM0 + k - 1                 room k (1-based room id, k <= MAX_ROOMS)
+#   STEP0 + j                     cellar step j (index into the side's ``steps`` list)
+#   UNPLACED                      not yet placed (before setup placement)
+# Hugo's position is one int: -r while he is still on his cellar path with r steps left to
+# gallery space 0, 0 .. G-1 once he is on the gallery (HC-R20, HC-V4).
+ROOM0 = GALLERY
+STEP0 = ROOM0 + MAX_ROOMS
+UNPLACED = STEP0 + MAX_STEPS
+NUM_PLACES = UNPLACED + 1
 
 # Saved states: bound of each seat's scoring-event tallies (captures, +1 rooms, green rooms). The
 # rules set none (a guest may be captured, leave the cellar and be captured again any number of
@@ -49,10 +81,8 @@ MOVE0 = GALLERY
 DECLINE = MOVE0 + MAX_GUESTS * NUM_TARGETS
 NUM_ACTIONS = DECLINE + 1
 
-_COMPONENTS: dict | None = None
 
-
-def _int_set(values: list[int]) -> Spec:
+def _int_set(values: Iterable[int]) -> Spec:
     """Schema of an int that must be one of ``values``: one ``Int`` range per run of consecutive values."""
     vs = sorted(set(values))
     runs: list[list[int]] = []
@@ -71,12 +101,61 @@ def _need(cond: bool, msg: str) -> None:
         raise AssertionError(msg)
 
 
-def components() -> dict:
-    """The validated component data (loaded once)."""
-    global _COMPONENTS
-    if _COMPONENTS is None:
-        _COMPONENTS = B.load_components()
-    return _COMPONENTS
+@dataclass
+class Side:
+    """One side of the board with precomputed move tables."""
+
+    name: str
+    G: int
+    steps: list[int]
+    limited: int
+    overflow: int
+    hugo_path: int
+    rooms: list[dict]
+    doors: list[int]          # doors[k] for room k (index 0 unused)
+    room_points: list[int]    # per room id (index 0 unused)
+    room_exact: list[bool]
+    room_names: list[str]
+    room_kinds: list[str]
+    dest: list[list[int]]     # dest[loc][n]: gallery space reached by walking n steps
+    reach: list[list[tuple]]  # reach[loc][n]: ((room, entry_step), ...) rooms reachable within n
+
+    @property
+    def num_rooms(self) -> int:
+        return len(self.rooms)
+
+
+def build_side(name: str, s: dict) -> Side:
+    G = s["gallery_size"]
+    rooms = s["rooms"]
+    doors = [-1] + [r["door"] for r in rooms]
+    door_room = {d: k for k, d in enumerate(doors) if k > 0}
+    dest: list[list[int]] = [[-1] * (MAX_ROLL + 1) for _ in range(NUM_PLACES)]
+    reach: list[list[tuple]] = [[()] * (MAX_ROLL + 1) for _ in range(NUM_PLACES)]
+    for loc in range(NUM_PLACES):
+        if loc < G:
+            pos, min_s, left = loc, 0, 0          # a gallery guest may step in from its own door
+        elif ROOM0 <= loc < ROOM0 + len(rooms):
+            k = loc - ROOM0 + 1
+            pos, min_s, left = doors[k] - 1, 1, k  # the door counts as the first step (HC-R11)
+        elif STEP0 <= loc < STEP0 + len(s["steps"]):
+            pos, min_s, left = -1, 1, 0           # the arrow space counts as the first step (HC-R10)
+        else:
+            continue
+        for n in range(1, MAX_ROLL + 1):
+            dest[loc][n] = (pos + n) % G
+            out = []
+            for step in range(min_s, n):          # reach the door after `step` steps, enter on step+1
+                room = door_room.get((pos + step) % G)
+                if room is not None and room != left:
+                    out.append((room, step + 1))
+            reach[loc][n] = tuple(out)
+    return Side(
+        name=name, G=G, steps=list(s["steps"]), limited=s["limited_steps"], overflow=s["overflow_step"],
+        hugo_path=s["hugo_path"], rooms=rooms, doors=doors,
+        room_points=[0] + [r["points"] for r in rooms], room_exact=[False] + [r["exact"] for r in rooms],
+        room_names=[""] + [r["name"] for r in rooms], room_kinds=[""] + [r["kind"] for r in rooms],
+        dest=dest, reach=reach)
 
 
 class HiddenCastleGame(Game):
@@ -86,7 +165,7 @@ class HiddenCastleGame(Game):
     name: ClassVar[str] = "Escape from the Hidden Castle"
     version: ClassVar[int] = 0
     min_players: ClassVar[int] = 2
-    max_players: ClassVar[int] = 8
+    max_players: ClassVar[int] = MAX_PLAYERS
     default_players: ClassVar[int] = 4
     options_spec: ClassVar[dict[str, Option]] = {
         "midnight_party": Option(False, "HC-V1..V16: the three-round Midnight Party rules", type=bool),
@@ -98,22 +177,26 @@ class HiddenCastleGame(Game):
 
     num_actions = NUM_ACTIONS
 
-    def __init__(self, **options: Any):
-        super().__init__(**options)
-        data = components()
+    def setup(self) -> None:
+        """The chosen side's tables (data/components.json), precomputed once per option set."""
+        comp = data.components()
+        self.components: dict[str, Any] = comp     # both sides (the encoder sizes its blocks for either)
         self.variant: bool = bool(self.options["midnight_party"])
         side_key = "midnight_side" if self.variant else "hugo_side"
-        self.data = data[side_key]
-        self.side = B.build_side(side_key, self.data)
-        self.die: list[int] = list(data["die"])
-        self.gpp_table = {int(k): v for k, v in data["guests_per_player"].items()}
+        self.data: dict[str, Any] = comp[side_key]
+        self.side = build_side(side_key, self.data)
+        self.die: list[int] = list(comp["die"])
+        self.gpp_table: dict[int, int] = {int(k): v for k, v in comp["guests_per_player"].items()}
+        self.clock_labels: list[str]
+        self.clock_speed: list[int]
+        self.variant_speed: dict[int, int]
         if self.variant:
-            self.clock_labels: list[str] = []
-            self.clock_speed: list[int] = []
-            self.rounds = self.data["rounds"]
+            self.clock_labels = []
+            self.clock_speed = []
+            self.rounds: int = self.data["rounds"]
             self.variant_speed = {int(k): v for k, v in self.data["hugo_speed"].items()}
-            self.start_score = 0
-            self.end_score = 10 ** 9
+            self.start_score: int = 0
+            self.end_score: int = 10 ** 9
         else:
             self.clock_labels = [c["label"] for c in self.data["clock"]]
             self.clock_speed = [c["speed"] for c in self.data["clock"]]
@@ -121,13 +204,12 @@ class HiddenCastleGame(Game):
             self.variant_speed = {}
             self.start_score = self.data["start_trail"]
             self.end_score = self.data["end_trail"]
-        self.observation_size = _OBS_SIZE
 
     def guests_per_player(self, num_players: int) -> int:
-        """HC-R1: 6/5/4/3/2/2/2 guests for 2..8 players (components.json)."""
+        """HC-R1: 6/5/4/3/2/2/2 guests for 2..8 players (data/components.json)."""
         return self.gpp_table[num_players]
 
-    def new_initial_state(self, num_players: int) -> "HiddenCastleState":
+    def new_initial_state(self, num_players: int) -> HiddenCastleState:
         self.check_players(num_players)
         return HiddenCastleState(self, int(num_players))
 
@@ -181,24 +263,17 @@ class HiddenCastleGame(Game):
             "round_scores": round_scores,
         })
 
-    def _state_from_dict(self, data: dict) -> "HiddenCastleState":
+    def _state_from_dict(self, data: dict) -> HiddenCastleState:
         return HiddenCastleState.from_dict(self, data)
-
-    def observation_layout(self) -> list[tuple[str, int, int]]:
-        """Named observation blocks, from the encoder's own offsets (the same for both sides)."""
-        return list(_LAYOUT)
-
-    def renderer(self) -> Callable[[State], np.ndarray]:
-        from .render import render_rgb
-        return render_rgb
-
-    def heuristic_bot(self, seat: int, seed: int | None = None) -> HeuristicBot:
-        from .bot import policy
-        return HeuristicBot(policy, seed, name="hidden_castle_heuristic")
 
 
 class HiddenCastleState(State):
     """One position of Escape from the Hidden Castle."""
+
+    game: HiddenCastleGame
+    # The encoder's incremental cache for this state (encoder.py reads and writes it; the rules never
+    # do, and a clone or a loaded state starts without one).
+    encoder_cache: Any = None
 
     def __init__(self, game: HiddenCastleGame, num_players: int, _blank: bool = False):
         self.game = game
@@ -213,7 +288,7 @@ class HiddenCastleState(State):
         self.spooky: list[int] = [game.start_score] * n        # HC-R2 (trail 10) / HC-V1 (totals 0)
         self.hugo: int = -self.side.hugo_path                   # HC-R2 / HC-V1
         self.clock: int = 0                                      # 23:45
-        self.phase_id: int = START
+        self.phase_id: Phase = Phase.START
         self.turn: int = 0
         self.start: int = 0
         self.roll: int = 0
@@ -228,41 +303,7 @@ class HiddenCastleState(State):
         self.green_cnt = [0] * n
         self.green_off = [0] * n
         self.room_occ: list[int] = [-1] * (MAX_ROOMS + 1)
-        self.step_cnt: list[int] = [0] * B.MAX_STEPS
-        self._init_enc()
-
-    def _init_enc(self) -> None:
-        """Incremental encoder planes, kept in step with ``loc`` by :meth:`_set`:
-        ``enc_me[p]`` is the one-hot place of each of seat p's guest slots (6 x 61), and
-        ``enc_cnt`` holds each seat's guest count per place (61 per seat) twice over, so the
-        seat-relative order starting at any seat is one contiguous slice."""
-        g, n = self.gpp, self.num_players
-        me = np.zeros((n, ENC_COUNTS), dtype=np.float32)
-        cnt = np.zeros(2 * n * NUM_PLACES, dtype=np.float32)
-        off2 = n * NUM_PLACES
-        for gi, l in enumerate(self.loc):
-            p, i = divmod(gi, g)
-            me[p, i * NUM_PLACES + l] = 1.0
-            cnt[p * NUM_PLACES + l] += 1.0
-            cnt[off2 + p * NUM_PLACES + l] += 1.0
-        self.enc_me = me
-        self.enc_cnt = cnt
-
-    def _set(self, gi: int, new: int) -> None:
-        """Move guest ``gi`` to location ``new`` (keeps the encoder planes in step)."""
-        old = self.loc[gi]
-        self.loc[gi] = new
-        p, i = divmod(gi, self.gpp)
-        row = self.enc_me[p]
-        row[i * NUM_PLACES + old] = 0.0
-        row[i * NUM_PLACES + new] = 1.0
-        cnt = self.enc_cnt
-        o = p * NUM_PLACES
-        cnt[o + old] -= 1.0
-        cnt[o + new] += 1.0
-        o += self.num_players * NUM_PLACES
-        cnt[o + old] -= 1.0
-        cnt[o + new] += 1.0
+        self.step_cnt: list[int] = [0] * MAX_STEPS
 
     # ------------------------------------------------------------------ copy / JSON
     _LISTS = ("loc", "spooky", "queue", "cap_pts", "cap_cnt", "plus_pts", "green_cnt", "green_off",
@@ -270,7 +311,7 @@ class HiddenCastleState(State):
     _INTS = ("hugo", "clock", "phase_id", "turn", "start", "roll", "placed", "round")
     _SAVED_LISTS = ("loc", "spooky", "queue", "cap_pts", "cap_cnt", "plus_pts", "green_cnt", "green_off")
 
-    def clone(self) -> "HiddenCastleState":
+    def clone(self) -> HiddenCastleState:
         s = HiddenCastleState(self.game, self.num_players, _blank=True)
         d, o = s.__dict__, self.__dict__
         for k in self._INTS:
@@ -278,43 +319,42 @@ class HiddenCastleState(State):
         for k in self._LISTS:
             d[k] = o[k][:]
         s.round_scores = [r[:] for r in self.round_scores]
-        s.enc_me = self.enc_me.copy()
-        s.enc_cnt = self.enc_cnt.copy()
         return s
 
     def _to_dict(self) -> dict:
         d = self.__dict__
         out: dict[str, Any] = {k: d[k] for k in self._INTS}
+        out["phase_id"] = int(self.phase_id)
         for k in self._SAVED_LISTS:
             out[k] = list(d[k])
         out["round_scores"] = [list(r) for r in self.round_scores]
         return out
 
     @classmethod
-    def from_dict(cls, game: HiddenCastleGame, data: dict) -> "HiddenCastleState":
+    def from_dict(cls, game: HiddenCastleGame, data: dict) -> HiddenCastleState:
         """Build a state from a dict already checked against ``game.state_schema`` (every saved
         field present, ints in range, lists of the right length); the derived tables (room
-        occupants, step counts, encoder planes) are rebuilt from ``loc``. The caller runs
+        occupants, step counts) are rebuilt from ``loc``. The caller runs
         :meth:`check_invariants`."""
         s = cls(game, data["num_players"], _blank=True)
         for k in cls._INTS:
             setattr(s, k, data[k])
         for k in cls._SAVED_LISTS:
             setattr(s, k, list(data[k]))
+        s.phase_id = Phase(data["phase_id"])
         s.round_scores = [list(r) for r in data["round_scores"]]
         s._rebuild_counts()
         return s
 
     def _rebuild_counts(self) -> None:
         self.room_occ = [-1] * (MAX_ROOMS + 1)
-        self.step_cnt = [0] * B.MAX_STEPS
-        for gi, l in enumerate(self.loc):
-            if ROOM0 <= l < STEP0:
-                if self.room_occ[l - ROOM0 + 1] < 0:    # a second guest is refused by check_invariants
-                    self.room_occ[l - ROOM0 + 1] = gi
-            elif STEP0 <= l < UNPLACED:
-                self.step_cnt[l - STEP0] += 1
-        self._init_enc()
+        self.step_cnt = [0] * MAX_STEPS
+        for gi, lc in enumerate(self.loc):
+            if ROOM0 <= lc < STEP0:
+                if self.room_occ[lc - ROOM0 + 1] < 0:    # a second guest is refused by check_invariants
+                    self.room_occ[lc - ROOM0 + 1] = gi
+            elif STEP0 <= lc < UNPLACED:
+                self.step_cnt[lc - STEP0] += 1
         self._mask = None
 
     # ------------------------------------------------------------------ basics
@@ -340,23 +380,22 @@ class HiddenCastleState(State):
             p = 1.0 / self.num_players
             return [(s, p) for s in range(self.num_players)]
         if self.phase_id == ROLL:
-            return [(f, 1.0 / 6.0) for f in range(6)]
+            p = 1.0 / DIE_FACES
+            return [(f, p) for f in range(DIE_FACES)]
         return []
 
     def is_legal_chance(self, outcome: Any) -> bool:
-        if outcome.__class__ is not int:
-            outcome = as_action(outcome)            # numpy ints, 0-d int arrays; never bools/floats
-            if outcome.__class__ is not int:
-                return False
+        if outcome.__class__ is not int:            # the base class has normalised integer-likes
+            return False
         if self.phase_id == START:
             return 0 <= outcome < self.num_players
-        return self.phase_id == ROLL and 0 <= outcome < 6
+        return self.phase_id == ROLL and 0 <= outcome < DIE_FACES
 
     def sample_chance(self, rng: np.random.Generator) -> int:
         # rng.random() is several times faster than rng.integers() on the hot path
         if self.phase_id == START:
             return min(int(rng.random() * self.num_players), self.num_players - 1)
-        return min(int(rng.random() * 6.0), 5)
+        return min(int(rng.random() * DIE_FACES), DIE_FACES - 1)
 
     def speed(self) -> int:
         """Hugo's spaces per move now (HC-R21 / HC-V3)."""
@@ -382,9 +421,9 @@ class HiddenCastleState(State):
         ph = self.phase_id
         if ph == SETUP or ph == REPLACE:
             m[:GALLERY] = 1
-            for l in self.loc:
-                if l < GALLERY:
-                    m[l] = 0          # HC-R4 / HC-V12: empty gallery spaces only
+            for lc in self.loc:
+                if lc < GALLERY:
+                    m[lc] = 0          # HC-R4 / HC-V12: empty gallery spaces only
             return m
         # MOVE phase
         p = self.turn
@@ -400,22 +439,22 @@ class HiddenCastleState(State):
         best_step = UNPLACED
         if not variant:
             for i in range(g):
-                l = loc[base + i]
-                if STEP0 <= l < best_step:
-                    best_step = l
+                lc = loc[base + i]
+                if STEP0 <= lc < best_step:
+                    best_step = lc
         on_gallery = 0
         for i in range(g):
-            l = loc[base + i]
-            if l < GALLERY:
+            lc = loc[base + i]
+            if lc < GALLERY:
                 on_gallery += 1
             elif variant:
                 continue                        # HC-V15: guests never leave rooms or the cellar
-            elif l >= STEP0 and l != best_step:
+            elif lc >= STEP0 and lc != best_step:
                 continue                        # HC-R10: highest-valued step first
             a0 = MOVE0 + i * NUM_TARGETS
             m[a0] = 1                           # HC-R7/R14: walking all n steps is always legal
             if rooms_open:
-                for k, entry in side.reach[l][n]:
+                for k, entry in side.reach[lc][n]:
                     o = occ[k]
                     if o < 0:
                         if entry == n or not exact[k]:     # HC-R14, HC-R15 / HC-V8
@@ -441,7 +480,7 @@ class HiddenCastleState(State):
         elif ph == SETUP:
             n = self.num_players
             p = (self.start + self.placed) % n
-            self._set(p * self.gpp + self.placed // n, a)   # HC-R30
+            self.loc[p * self.gpp + self.placed // n] = a   # HC-R30
             self.placed += 1
             if self.placed == n * self.gpp:
                 self.phase_id = ROLL
@@ -449,12 +488,12 @@ class HiddenCastleState(State):
         elif ph == REPLACE:
             gi = self.queue.pop(0)
             self.step_cnt[self.loc[gi] - STEP0] -= 1
-            self._set(gi, a)
+            self.loc[gi] = a
             if not self.queue:
                 self.phase_id = ROLL
                 self.turn = self.start
         elif ph == START:
-            self.start = a = int(a)            # HC-R3 (a chance outcome may be a numpy int)
+            self.start = a                     # HC-R3 (apply_action passes a plain int)
             self.turn = a
             self.phase_id = SETUP
 
@@ -467,7 +506,7 @@ class HiddenCastleState(State):
             return
         if self.variant:
             base = self.turn * self.gpp
-            if not any(l < GALLERY for l in self.loc[base:base + self.gpp]):
+            if not any(lc < GALLERY for lc in self.loc[base:base + self.gpp]):
                 self._next_turn()               # HC-V9: no guest on the gallery, no effect
                 return
         self.phase_id = MOVE
@@ -511,19 +550,19 @@ class HiddenCastleState(State):
             self.room_occ[origin - ROOM0 + 1] = -1
         if t == 0:
             dest = self.side.dest[origin][self.roll]
-            self._set(gi, dest)
+            self.loc[gi] = dest
             if dest == self.hugo:
                 self._capture([gi])                      # HC-R9
             return
         side = self.side
         occ = self.room_occ[t]
-        self._set(gi, ROOM0 + t - 1)
+        self.loc[gi] = ROOM0 + t - 1
         self.room_occ[t] = gi
         if not self.variant:
             self._room_effect(gi // self.gpp, t)          # HC-R19
             if occ >= 0:                                  # HC-R16: expel to the door space
                 door = side.doors[t]
-                self._set(occ, door)
+                self.loc[occ] = door
                 if door == self.hugo:
                     self._capture([occ])                  # HC-R17
 
@@ -552,7 +591,7 @@ class HiddenCastleState(State):
         value = side.steps[j]
         g = self.gpp
         for gi in group:
-            self._set(gi, code)
+            self.loc[gi] = code
             if not self.variant:
                 p = gi // g
                 self.spooky[p] += value
@@ -578,7 +617,7 @@ class HiddenCastleState(State):
                 h = (h + 1) % G
                 self.hugo = h
             if h in loc:
-                self._capture([gi for gi, l in enumerate(loc) if l == h])   # HC-R23/R24
+                self._capture([gi for gi, lc in enumerate(loc) if lc == h])   # HC-R23/R24
                 if self.variant and self._round_over():
                     self._end_round()            # HC-V10: the rest of the move is dropped
                     return True
@@ -593,27 +632,27 @@ class HiddenCastleState(State):
         """HC-V10: no guest on the gallery, or every room occupied."""
         if all(o >= 0 for o in self.room_occ[1:self.side.num_rooms + 1]):
             return True
-        return not any(l < GALLERY for l in self.loc)
+        return not any(lc < GALLERY for lc in self.loc)
 
     def round_points(self) -> list[int]:
         """HC-V11: this round's spooky points per player (steps |k|, rooms +1 / -3)."""
         side = self.side
         out = [0] * self.num_players
         g = self.gpp
-        for gi, l in enumerate(self.loc):
-            if STEP0 <= l < UNPLACED:
-                out[gi // g] += abs(side.steps[l - STEP0])
-            elif ROOM0 <= l < STEP0:
-                out[gi // g] += side.room_points[l - ROOM0 + 1]
+        for gi, lc in enumerate(self.loc):
+            if STEP0 <= lc < UNPLACED:
+                out[gi // g] += abs(side.steps[lc - STEP0])
+            elif ROOM0 <= lc < STEP0:
+                out[gi // g] += side.room_points[lc - ROOM0 + 1]
         return out
 
     def _end_round(self) -> None:
         side = self.side
         loc = self.loc
         over = STEP0 + side.overflow
-        for gi, l in enumerate(loc):
-            if l < GALLERY:
-                self._set(gi, over)              # HC-V10: the rest go to step -2
+        for gi, lc in enumerate(loc):
+            if lc < GALLERY:
+                self.loc[gi] = over              # HC-V10: the rest go to step -2
                 self.step_cnt[side.overflow] += 1
         pts = self.round_points()
         self.round_scores.append(pts)
@@ -636,7 +675,7 @@ class HiddenCastleState(State):
         for k in range(1, side.num_rooms + 1):   # HC-V12: rooms empty onto their doors
             gi = self.room_occ[k]
             if gi >= 0:
-                self._set(gi, side.doors[k])
+                self.loc[gi] = side.doors[k]
                 self.room_occ[k] = -1
         self.hugo = -side.hugo_path              # HC-V12: Hugo back to -10
         self.start = order[0]                    # HC-V13
@@ -655,24 +694,21 @@ class HiddenCastleState(State):
         best = min(self.spooky)
         return [p for p, v in enumerate(self.spooky) if v == best]
 
-    # ------------------------------------------------------------------ observation
-    def observation(self, seat: int) -> np.ndarray:
-        return _encode(self, seat)
-
     # ------------------------------------------------------------------ strings
-    def place_name(self, l: int) -> str:
+    def place_name(self, lc: int) -> str:
         side = self.side
-        if l < GALLERY:
-            return f"g{l}"
-        if l < STEP0:
-            k = l - ROOM0 + 1
+        if lc < GALLERY:
+            return f"g{lc}"
+        if lc < STEP0:
+            k = lc - ROOM0 + 1
             return f"room {k} ({side.room_names[k]})" if k <= side.num_rooms else f"room {k} (none)"
-        if l < UNPLACED:
-            return f"step {side.steps[l - STEP0]:+d}"
+        if lc < UNPLACED:
+            return f"step {side.steps[lc - STEP0]:+d}"
         return "start"
 
     def action_to_string(self, a: Any) -> str:
         ph = self.phase_id
+        a = as_action(a)
         if ph == START and self.is_legal_chance(a):
             return f"start player {a}"
         if ph == ROLL and self.is_legal_chance(a):
@@ -687,15 +723,11 @@ class HiddenCastleState(State):
         target = "walk" if t == 0 else f"room {t}"
         s = f"move guest {i} {target}"
         if ph == MOVE and self.turn * self.gpp + i < len(self.loc):
-            l = self.loc[self.turn * self.gpp + i]
-            if l != UNPLACED and self.roll:
-                to = self.place_name(self.side.dest[l][self.roll] if t == 0 else ROOM0 + t - 1)
-                s += f" ({self.place_name(l)} -> {to})"
+            lc = self.loc[self.turn * self.gpp + i]
+            if lc != UNPLACED and self.roll:
+                to = self.place_name(self.side.dest[lc][self.roll] if t == 0 else ROOM0 + t - 1)
+                s += f" ({self.place_name(lc)} -> {to})"
         return s
-
-    def __str__(self) -> str:
-        from .render import render_text
-        return render_text(self)
 
     # ------------------------------------------------------------------ invariants
     def check_invariants(self) -> None:
@@ -717,23 +749,23 @@ class HiddenCastleState(State):
 
         # ---- where the guests are
         room_of = [-1] * (MAX_ROOMS + 1)
-        steps = [0] * B.MAX_STEPS
+        steps = [0] * MAX_STEPS
         gallery = [0] * GALLERY
         unplaced = 0
-        for gi, l in enumerate(loc):
-            if 0 <= l < GALLERY:
-                gallery[l] += 1
-            elif ROOM0 <= l < STEP0:
-                k = l - ROOM0 + 1
+        for gi, lc in enumerate(loc):
+            if 0 <= lc < GALLERY:
+                gallery[lc] += 1
+            elif ROOM0 <= lc < STEP0:
+                k = lc - ROOM0 + 1
                 _need(k <= nr, f"loc[{gi}]: guest {gi} is in room {k}; this side has rooms 1..{nr}")
                 _need(room_of[k] < 0, f"loc[{gi}]: room {k} already holds guest {room_of[k]} "
                                       f"(one guest per room, HC-R16/HC-V5)")
                 room_of[k] = gi
-            elif STEP0 <= l < UNPLACED:
-                _need(l - STEP0 < ns, f"loc[{gi}]: guest {gi} is on cellar step {l - STEP0}; this side has {ns}")
-                steps[l - STEP0] += 1
+            elif STEP0 <= lc < UNPLACED:
+                _need(lc - STEP0 < ns, f"loc[{gi}]: guest {gi} is on cellar step {lc - STEP0}; this side has {ns}")
+                steps[lc - STEP0] += 1
             else:
-                _need(l == UNPLACED, f"loc[{gi}]: {l} is not a location code (0..{UNPLACED})")
+                _need(lc == UNPLACED, f"loc[{gi}]: {lc} is not a location code (0..{UNPLACED})")
                 unplaced += 1
         _need(room_of == self.room_occ, "room_occ (derived from loc) is out of step with loc")
         _need(steps == self.step_cnt, "step_cnt (derived from loc) is out of step with loc")
@@ -751,14 +783,14 @@ class HiddenCastleState(State):
             _need(self.placed < N, f"placed: {self.placed} guests placed, but setup ends after {N} (HC-R4)")
             _need(self.turn == self.start, f"turn: {self.turn} during setup, expected the start player "
                                            f"{self.start} (HC-R3)")
-            for gi, l in enumerate(loc):
+            for gi, lc in enumerate(loc):
                 p, i = divmod(gi, g)
                 k = i * n + (p - self.start) % n        # this guest's placement number (HC-R30)
                 if k < self.placed:
-                    _need(l < GALLERY, f"loc[{gi}]: seat {p}'s guest slot {i} was placed {k + 1}. in setup "
+                    _need(lc < GALLERY, f"loc[{gi}]: seat {p}'s guest slot {i} was placed {k + 1}. in setup "
                                        f"and must be on a gallery space (HC-R4, HC-R30)")
                 else:
-                    _need(l == UNPLACED, f"loc[{gi}]: seat {p}'s guest slot {i} is only placed "
+                    _need(lc == UNPLACED, f"loc[{gi}]: seat {p}'s guest slot {i} is only placed "
                                          f"{k + 1}. in setup, after {self.placed} placements (HC-R30)")
             _need(self.round == 1, f"round: {self.round} during setup, expected 1")
         else:
@@ -790,8 +822,8 @@ class HiddenCastleState(State):
                                             f"from {-path} Hugo climbs {speed0} steps per move (HC-R20/R21, HC-V3/V4)")
             _need(ph != END, f"hugo: {h}: the game cannot have ended with Hugo still in the cellar")
             if ph != REPLACE and ph != SETUP:
-                for gi, l in enumerate(loc):
-                    _need(l < GALLERY, f"loc[{gi}]: guest {gi} is {self.place_name(l)} while Hugo is still in "
+                for gi, lc in enumerate(loc):
+                    _need(lc < GALLERY, f"loc[{gi}]: guest {gi} is {self.place_name(lc)} while Hugo is still in "
                                        f"the cellar (rooms are closed, HC-R12/HC-V16; nobody can be captured yet)")
         else:
             _need(gallery[h] == 0, f"loc: {gallery[h]} guests stand on Hugo's space g{h}; they would have "
@@ -822,7 +854,7 @@ class HiddenCastleState(State):
                   f"green_off[{p}]: {self.green_off[p]} taken off in {self.green_cnt[p]} green-room entries (HC-R19)")
             _need(lo * self.cap_cnt[p] <= self.cap_pts[p] <= hi * self.cap_cnt[p],
                   f"cap_pts[{p}]: {self.cap_pts[p]} points from {self.cap_cnt[p]} captures ({lo}..{hi} each, HC-R24)")
-            on_steps = sum(1 for l in loc[p * g:(p + 1) * g] if STEP0 <= l < UNPLACED)
+            on_steps = sum(1 for lc in loc[p * g:(p + 1) * g] if STEP0 <= lc < UNPLACED)
             _need(on_steps <= self.cap_cnt[p],
                   f"cap_cnt[{p}]: {self.cap_cnt[p]} captures, but {on_steps} of seat {p}'s guests are on the steps")
             if h < 0:
@@ -863,7 +895,7 @@ class HiddenCastleState(State):
                       f"loc: guests on step {side.steps[j]:+d} while a limited step is free (HC-V7)")
             if ph == MOVE:
                 base = self.turn * g
-                _need(any(l < GALLERY for l in loc[base:base + g]),
+                _need(any(lc < GALLERY for lc in loc[base:base + g]),
                       f"turn: seat {self.turn} has no guest on the gallery to move (HC-V9)")
         elif ph == REPLACE:
             self._check_replace()
@@ -884,9 +916,9 @@ class HiddenCastleState(State):
         for gi in q:
             _need(STEP0 <= loc[gi] < UNPLACED, f"queue: guest {gi} is {self.place_name(loc[gi])}, not in the "
                                                f"cellar (HC-V12)")
-        for gi, l in enumerate(loc):
-            _need(not ROOM0 <= l < STEP0, f"loc[{gi}]: guest {gi} still in a room between rounds (HC-V12)")
-            _need(not (STEP0 <= l < UNPLACED) or gi in q, f"queue: guest {gi} in the cellar is not queued (HC-V12)")
+        for gi, lc in enumerate(loc):
+            _need(not ROOM0 <= lc < STEP0, f"loc[{gi}]: guest {gi} still in a room between rounds (HC-V12)")
+            _need(not (STEP0 <= lc < UNPLACED) or gi in q, f"queue: guest {gi} in the cellar is not queued (HC-V12)")
         spooky = self.spooky
         for old in range(n):            # the start player of the round just scored (not saved)
             order = sorted(range(n), key=lambda p: (-spooky[p], (p - old) % n))
@@ -898,5 +930,3 @@ class HiddenCastleState(State):
         raise AssertionError("queue/start: not the placing order of HC-V12 (step -10 first; owners by total, "
                              "highest first, ties clockwise; lowest slot first) with start as the HC-V13 start player")
 
-
-from .encoder import LAYOUT as _LAYOUT, OBS_SIZE as _OBS_SIZE, encode as _encode  # noqa: E402  (needs components())

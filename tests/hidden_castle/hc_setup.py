@@ -7,9 +7,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from boardzoo.envs.hidden_castle.board import GALLERY, ROOM0, STEP0, UNPLACED
-from boardzoo.envs.hidden_castle.rules import (DECLINE, MOVE, MOVE0, NUM_TARGETS, PHASES, HiddenCastleGame,
-                                               HiddenCastleState)
+from boardzoo.envs.hidden_castle.rules import (
+    DECLINE,
+    GALLERY,
+    MOVE,
+    MOVE0,
+    NUM_TARGETS,
+    PHASES,
+    ROOM0,
+    STEP0,
+    UNPLACED,
+    HiddenCastleGame,
+    HiddenCastleState,
+)
 
 BASE = HiddenCastleGame()
 MIDNIGHT = HiddenCastleGame(midnight_party=True)
@@ -43,7 +53,7 @@ def name_of(state: HiddenCastleState, loc: int) -> str:
 def where(state: HiddenCastleState, seat: int) -> list[str]:
     """Place strings of ``seat``'s guests in slot order."""
     g = state.gpp
-    return [name_of(state, l) for l in state.loc[seat * g:(seat + 1) * g]]
+    return [name_of(state, lc) for lc in state.loc[seat * g:(seat + 1) * g]]
 
 
 def build(guests: dict[int, list[str]], n: int = 2, variant: bool = False, hugo: int | str = 5,
@@ -51,10 +61,16 @@ def build(guests: dict[int, list[str]], n: int = 2, variant: bool = False, hugo:
           phase: str = "move", start: int = 0, round_: int = 1) -> HiddenCastleState:
     """A position: ``guests[seat]`` lists place strings by slot (missing slots go to ``"start"``
     for phase setup, else to the first listed place). ``hugo`` is a gallery space, or ``"start"``,
-    or ``"c<k>"`` meaning k steps left to gallery 0. ``roll`` set -> move phase with that roll."""
+    or ``"c<k>"`` meaning k steps left to gallery 0. ``roll`` set -> move phase with that roll.
+
+    Built as a saved state and loaded with the public ``HiddenCastleState.from_dict`` (which rebuilds
+    the derived tables but, unlike ``game.state_from_dict``, does not refuse positions the rules
+    cannot reach: some rule tests start from such a position, the loading tests save them)."""
     game = MIDNIGHT if variant else BASE
-    st = game.new_initial_state(n)
-    g = st.gpp
+    fresh = game.new_initial_state(n)
+    d = fresh.to_dict()
+    g = fresh.gpp
+    loc = []
     for p in range(n):
         names = guests.get(p, [])
         for i in range(g):
@@ -64,37 +80,49 @@ def build(guests: dict[int, list[str]], n: int = 2, variant: bool = False, hugo:
                 nm = "start"
             else:
                 raise ValueError(f"seat {p} needs {g} guest places")
-            st.loc[p * g + i] = place(st, nm)
+            loc.append(place(fresh, nm))
+    d["loc"] = loc
     if isinstance(hugo, str):
-        st.hugo = -st.side.hugo_path if hugo == "start" else -int(hugo[1:])
+        d["hugo"] = -fresh.side.hugo_path if hugo == "start" else -int(hugo[1:])
     else:
-        st.hugo = hugo
-    st.clock = 0 if variant or st.hugo < 0 else clock   # the clock starts with Hugo's first step on g0
-    st.turn = turn
-    st.start = start
-    st.round = round_
+        d["hugo"] = hugo
+    d["clock"] = 0 if variant or d["hugo"] < 0 else clock   # the clock starts with Hugo's first step on g0
+    d["turn"] = turn
+    d["start"] = start
+    d["round"] = round_
     if variant:
-        st.round_scores = [[0] * n for _ in range(round_ - 1)]
+        d["round_scores"] = [[0] * n for _ in range(round_ - 1)]
     if spooky is not None:
-        st.spooky = list(spooky)
+        d["spooky"] = list(spooky)
     if not variant:   # scoring-event tallies consistent with the given trail (check_invariants)
+        for k in ("cap_cnt", "cap_pts", "plus_pts", "green_off", "green_cnt"):
+            d[k] = [0] * n
         for p in range(n):
-            on = [l for l in st.loc[p * g:(p + 1) * g] if STEP0 <= l < UNPLACED]
-            st.cap_cnt[p] = len(on)
-            st.cap_pts[p] = sum(st.side.steps[l - STEP0] for l in on)
-            rest = st.spooky[p] - game.start_score - st.cap_pts[p]
+            on = [lc for lc in loc[p * g:(p + 1) * g] if STEP0 <= lc < UNPLACED]
+            d["cap_cnt"][p] = len(on)
+            d["cap_pts"][p] = sum(fresh.side.steps[lc - STEP0] for lc in on)
+            rest = d["spooky"][p] - game.start_score - d["cap_pts"][p]
             if rest >= 0:
-                st.plus_pts[p] = rest                     # armory entries
+                d["plus_pts"][p] = rest                   # armory entries
             else:
-                st.green_off[p] = -rest                   # green-room entries of -3
-                st.green_cnt[p] = (-rest + 2) // 3
-    st.placed = sum(1 for l in st.loc if l != UNPLACED) if phase == "setup" else n * g
-    st.phase_id = PHASES.index(phase)
+                d["green_off"][p] = -rest                 # green-room entries of -3
+                d["green_cnt"][p] = (-rest + 2) // 3
+    d["placed"] = sum(1 for lc in loc if lc != UNPLACED) if phase == "setup" else n * g
+    d["phase_id"] = PHASES.index(phase)
     if roll is not None:
-        st.roll = roll
-        st.phase_id = MOVE
-    st._rebuild_counts()
-    return st
+        d["roll"] = roll
+        d["phase_id"] = int(MOVE)
+    return HiddenCastleState.from_dict(game, d)
+
+
+def edit(st: HiddenCastleState, **fields) -> HiddenCastleState:
+    """``st`` with some saved fields changed, built again like :func:`build`."""
+    d = st.to_dict()
+    for k, v in fields.items():
+        if k not in d:
+            raise KeyError(k)
+        d[k] = int(v) if k == "phase_id" else v
+    return HiddenCastleState.from_dict(st.game, d)
 
 
 def mv(slot: int, target: int = 0) -> int:

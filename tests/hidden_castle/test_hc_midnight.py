@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hc_setup import MIDNIGHT, build, legal_moves, mv, roll, where
+from hc_setup import MIDNIGHT, build, edit, legal_moves, mv, roll, where
 
 from boardzoo.envs.core.game import CHANCE, TERMINAL
-from boardzoo.envs.hidden_castle.rules import DECLINE
+from boardzoo.envs.hidden_castle.rules import DECLINE, MOVE
 
 
 def test_HC_V1_midnight_board_no_trail_no_clock():
@@ -105,7 +105,7 @@ def test_HC_V9_no_gallery_guest_number_has_no_effect_hugo_still_moves():
     before = list(st.loc)
     roll(st, 4)
     assert st.loc == before and st.current_player() == CHANCE and st.turn == 1
-    st.turn = 0
+    st = edit(st, turn=0)
     roll(st, "H")
     assert st.hugo == 23
 
@@ -190,10 +190,9 @@ def test_HC_V13_most_points_start_next_round_ties_clockwise(start, expect):
 
 def test_HC_V14_fewest_total_wins_ties_share():
     st = build({0: ["s-2"] * 6, 1: ["s-2"] * 6}, variant=True, phase="end", round_=3)
-    st.round_scores = [[5, 7], [3, 1], [4, 4]]
-    st.spooky = [12, 12]
+    st = edit(st, round_scores=[[5, 7], [3, 1], [4, 4]], spooky=[12, 12])
     assert st.winners() == [0, 1]
-    st.spooky = [12, 11]
+    st = edit(st, round_scores=[[5, 7], [3, 1], [4, 3]], spooky=[12, 11])
     assert st.winners() == [1] and st.returns() == [-1.0, 1.0]
 
 
@@ -222,9 +221,7 @@ def test_HC_V16_rooms_closed_again_after_hugo_returns():
         st.apply_action(int(np.flatnonzero(st.legal_mask())[0]))
     assert st.hugo < 0
     # a guest two spaces before a free room door cannot enter it with a 4
-    st.roll = 4
-    st.phase_id = 3
-    st._mask = None
+    st = edit(st, roll=4, phase_id=MOVE)
     p = st.turn
     moves = legal_moves(st)
     assert moves and all(t == 0 for _, t in moves), f"seat {p} may enter a room before Hugo is out"

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hc_setup import BASE, FACE, build, legal_moves, mv, roll, where
+from hc_setup import BASE, FACE, build, edit, legal_moves, mv, roll, where
 
 from boardzoo.envs import ConfigError
 from boardzoo.envs.core.game import CHANCE, TERMINAL, IllegalActionError
-from boardzoo.envs.hidden_castle.rules import DECLINE, HiddenCastleGame
+from boardzoo.envs.hidden_castle.rules import DECLINE, MOVE, ROLL, HiddenCastleGame
 
 # ----------------------------------------------------------------------------- setup
 
@@ -59,7 +59,7 @@ def test_HC_R3_seeded_start_player_is_reproducible():
 
 def test_HC_R4_setup_places_on_empty_gallery_spaces_only():
     st = build({0: ["g4"], 1: ["g7"]}, phase="setup", hugo="start")
-    st.placed = 2
+    assert st.placed == 2
     m = st.legal_mask()
     assert m[4] == 0 and m[7] == 0 and m[5] == 1
     assert m[40:].sum() == 0                 # no MOVE, no DECLINE, no cellar placement action
@@ -269,8 +269,7 @@ def test_HC_R22_clock_advances_on_every_entry_to_space_0():
     st = build({0: ["g30"] * 6, 1: ["g20"] * 6}, phase="roll", hugo=38, clock=1)
     roll(st, "H")                            # passes 0 at speed 3 -> 1:00
     assert BASE.clock_labels[st.clock] == "1:00" and st.hugo == 1
-    st.turn = 0
-    st.phase_id = 2
+    st = edit(st, turn=0, phase_id=ROLL)
     roll(st, "H")                            # new speed 4 applies from the next move
     assert st.hugo == 5
 
@@ -292,7 +291,6 @@ def test_HC_R23_all_guests_on_entered_spaces_captured():
 def test_HC_R24_groups_in_path_order_highest_free_step():
     st = build({0: ["g6", "g7", "s+10", "g30", "g30", "g30"], 1: ["g7", "g7"] + ["g35"] * 4},
                phase="roll", hugo=5, clock=1, spooky=[20, 10])
-    st.spooky = [20, 10]
     roll(st, "H")
     # +10 is taken: g6 -> +9, the g7 group (one red, two blue) -> +8
     assert where(st, 0)[:2] == ["s+9", "s+8"] and where(st, 1)[:2] == ["s+8", "s+8"]
@@ -313,16 +311,10 @@ def test_HC_R26_step_frees_when_last_guest_leaves():
                roll=2, hugo=0)
     st.apply_action(mv(0))                   # red leaves +10, blue is still there
     assert st.step_cnt[0] == 1
-    st.turn = 1
-    st.roll = 2
-    st.phase_id = 3
-    st._mask = None
+    st = edit(st, turn=1, roll=2, phase_id=MOVE)
     st.apply_action(mv(0))                   # blue leaves too: +10 is free
     assert st.step_cnt[0] == 0
-    st.turn = 0
-    st.phase_id = 2
-    st.hugo = 1
-    st.clock = 1
+    st = edit(st, turn=0, roll=0, phase_id=ROLL, hugo=1, clock=1)
     roll(st, "H")                            # Hugo 1 -> 4 captures blue on 3 -> +10 again
     assert where(st, 1)[1] == "s+10"
 

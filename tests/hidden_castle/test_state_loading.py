@@ -14,7 +14,6 @@ import pytest
 from hc_setup import BASE, MIDNIGHT, build, mv, place
 
 from boardzoo.envs.core.errors import StateError
-from boardzoo.envs.hidden_castle import encoder
 from boardzoo.envs.hidden_castle.rules import END, PHASES, REPLACE, SETUP
 
 RULES_MD = Path(__file__).resolve().parents[2] / "envs" / "hidden_castle" / "RULES.md"
@@ -87,7 +86,7 @@ def test_schema_ranges_follow_players_and_side():
     refused(dict(d, loc=d["loc"][:-1]), "'loc'", "12 items")
     room10 = 40 + 10 - 1                     # room 10 exists only on the Midnight-Party side
     refused(dict(d, loc=[room10] + d["loc"][1:]), "'loc[0]'")
-    refused(dict(d, phase_id=REPLACE), "'phase_id'")      # no between-rounds phase in the base game
+    refused(dict(d, phase_id=int(REPLACE)), "'phase_id'")      # no between-rounds phase in the base game
     refused(dict(d, queue=[0]), "'queue'")
     refused(dict(d, roll=3), "'roll'")                   # the die has 1, 2, 4, 5 and Hugo
     refused(dict(d, spooky=[10, 45 + 6 * 10 + 1]), "'spooky[1]'")
@@ -134,7 +133,7 @@ def test_HC_R22_clock_starts_with_hugos_first_step_onto_space_0():
 
 def test_HC_R27_hugo_stops_on_space_0_at_five():
     d = saved(base_pos())
-    refused(dict(d, clock=6, phase_id=END), "hugo", "HC-R27")
+    refused(dict(d, clock=6, phase_id=int(END)), "hugo", "HC-R27")
 
 
 def test_HC_R28_phase_agrees_with_the_end_condition():
@@ -142,7 +141,7 @@ def test_HC_R28_phase_agrees_with_the_end_condition():
     d["spooky"][1] += 26                      # 46: the game is over
     d["plus_pts"][1] += 26
     refused(d, "phase_id", "HC-R28")
-    refused(dict(saved(base_pos()), phase_id=END), "phase_id", "HC-R28")
+    refused(dict(saved(base_pos()), phase_id=int(END)), "phase_id", "HC-R28")
 
 
 def test_HC_R19_R24_trail_equals_its_scoring_events():
@@ -276,8 +275,9 @@ def test_observation_layout_is_the_encoders_and_the_rules_md_table():
         layout = game.observation_layout()
         assert layout[0][1] == 0 and sum(k for _, _, k in layout) == game.observation_size
         starts = {name: off for name, off, _ in layout}
-        assert starts["my_guests"] == encoder.O_ME and starts["guest_counts"] == encoder.O_COUNTS
-        assert starts["hugo"] == encoder.O_HUGO and starts["player_to_act"] == encoder.O_ACTOR
+        enc = game.encoder
+        assert starts["my_guests"] == enc.my_guests and starts["guest_counts"] == enc.guest_counts
+        assert starts["hugo"] == enc.hugo and starts["player_to_act"] == enc.actor
     text = RULES_MD.read_text(encoding="utf-8")
     section = text.split("## Observation layout", 1)[1].split("\n## ", 1)[0]
     rows = re.findall(r"^\| `(\w+)` \| (\d+) \| (\d+) \|", section, flags=re.M)
