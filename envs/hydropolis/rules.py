@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from ..core.game import CHANCE, TERMINAL, ConfigError, Game, Option, State
-from .components import (CAP, CARD_PLANES, DIRS, NONE, PIPE, TARGET_PLANE, Deck, Geometry, geometry,
-                         parse_table_size)
+from ..core.game import CHANCE, TERMINAL, ConfigError, Game, Option, State, as_action
+from ..core.schema import Dict, Int, List, Spec, Str, Tuple
+from .components import CARD_PLANES, TARGET_PLANE, Deck, Geometry, geometry, parse_table_size
 
 START_HAND = 3          # HY-R2
 WRENCH_POINTS = 15      # HY-V1
@@ -80,12 +80,16 @@ class HydropolisGame(Game):
         self.cell_base = 2 * T
         self.pass_action = 2 * T + C
         self.num_actions = self.pass_action + 1
-        # observation layout: table planes | own hand | unseen | selected card | tail
+        # observation layout (the encoder writes at these offsets; ``observation_layout`` names them):
+        # table planes | own hand | unseen | selected card | pile | seats | passes | to move
         self.obs_table = C * CARD_PLANES
+        self.obs_unseen = self.obs_table + T
         self.obs_selected = self.obs_table + 2 * T
         self.obs_tail = self.obs_selected + 2 * T
-        self.obs_passes = self.obs_tail + 1 + SEAT_SLOTS * SEAT_FEATURES
-        self.observation_size = self.obs_passes + 1 + SEAT_SLOTS
+        self.obs_seats = self.obs_tail + 1
+        self.obs_passes = self.obs_seats + SEAT_SLOTS * SEAT_FEATURES
+        self.obs_to_move = self.obs_passes + 1
+        self.observation_size = self.obs_to_move + SEAT_SLOTS
         # option action_features: a last block with one feature per action, the points that
         # action's play scores now (``HydropolisState.action_points``), for the seat to move only
         self.action_feature_offset = None
@@ -100,11 +104,29 @@ class HydropolisGame(Game):
         self.bonus_only = self.options["overlay_scoring"] == "bonus_only"
         self.deck_counts = np.array(self.deck.counts, dtype=np.int16)
         self.leaky = self.deck.leaky
+        self.sound = np.array([not x for x in self.leaky])   # card types that can never be covered
         self.colour = self.deck.colour
+
+    def observation_layout(self) -> list[tuple[str, int, int]]:
+        """Named blocks of the observation, from the offsets the encoder writes at (RULES.md,
+        "Observation layout")."""
+        layout = [
+            ("table", 0, self.obs_table),                         # cells x CARD_PLANES, cell-major
+            ("own_hand", self.obs_table, self.obs_unseen - self.obs_table),
+            ("unseen", self.obs_unseen, self.obs_selected - self.obs_unseen),
+            ("selected_card", self.obs_selected, self.obs_tail - self.obs_selected),
+            ("pile_size", self.obs_tail, self.obs_seats - self.obs_tail),
+            ("seats", self.obs_seats, self.obs_passes - self.obs_seats),  # SEAT_SLOTS x SEAT_FEATURES
+            ("passes", self.obs_passes, self.obs_to_move - self.obs_passes),
+            ("to_move", self.obs_to_move, SEAT_SLOTS),
+        ]
+        if self.action_feature_offset is not None:
+            layout.append(("action_features", self.action_feature_offset, self.num_actions))
+        return layout
 
     def seat_perm(self, n: int) -> list[np.ndarray]:
         if n not in self._perm:
-            b = self.obs_tail + 1
+            b = self.obs_seats
             self._perm[n] = [np.array([b + ((seat + i) % n) * SEAT_FEATURES + j for i in range(n)
                                        for j in range(SEAT_FEATURES)], dtype=np.int64) for seat in range(n)]
         return self._perm[n]
@@ -129,24 +151,66 @@ class HydropolisGame(Game):
         self.check_players(num_players)
         return HydropolisState(self, int(num_players))
 
+    def max_play_points(self) -> int:
+        """The most one play can score: 8 cards around (HY-R16), the best four connections
+        (HY-R17/R18) and the overlay bonus (HY-R19; with HY-V3 ``bonus_only`` a cover scores 5)."""
+        add = 8 + int(self.geo.conn.max())
+        return max(add, OVERLAY_BONUS) if self.bonus_only else add + OVERLAY_BONUS
+
+    def state_schema(self, num_players: int) -> Spec:
+        """Saved-state fields and their tightest ranges for ``num_players`` under these options;
+        consistency between fields is :meth:`HydropolisState.check_invariants`."""
+        n = num_players
+        T, C = self.num_types, self.num_cells
+        counts = self.deck.counts
+        total = self.deck.total
+        per_type = Tuple(*(Int(0, k) for k in counts))                     # HY-R1: copies per type
+        # HY-R9/R10: only leaky cards can ever be covered
+        covered = Tuple(*(Int(0, k if self.leaky[t] else 0) for t, k in enumerate(counts)))
+        top = self.max_play_points()
+        plays = total - 1                         # every card but the start card is played at most once
+        pile0 = total - START_HAND * n - 1        # the draw pile after the deal and the start card
+        max_score = top * plays if not self.target else min(top * plays, self.target - 1 + top)
+        wrenches = WRENCHES_TO_WIN if self.wrench else 0
+        # turns: every play, every pass that draws, at most n passes with an empty pile per play (+1)
+        max_turns = plays + pile0 + n * (plays + 1)
+        return Dict({
+            "phase": Str(PHASE_NAMES),
+            "deal_left": Int(0, START_HAND * n),
+            "to_move": Int(0, n - 1),
+            "selected": Int(-1, 2 * T - 1),
+            "hands": List(per_type, length=n),
+            "pile": per_type,
+            "cell_type": List(Int(-1, T - 1), length=C),
+            "cell_rot": List(Int(0, 1), length=C),
+            "covered": covered,
+            "scores": List(Int(0, max_score), length=n),
+            "wrenches": List(Int(0, wrenches), length=n),
+            "passes": Int(0, n),
+            "wrench_winner": Int(-1, n - 1 if self.wrench else -1),
+            "history": List(Tuple(Int(0, n - 1), Int(-1, T - 1), Int(-1, C - 1), Int(0, 1), Int(0, top)),
+                            max_len=max_turns),
+        })
+
     def _state_from_dict(self, data: dict) -> "HydropolisState":
-        s = HydropolisState(self, int(data["num_players"]))
+        """Build the state from a dict that passed :meth:`state_schema` (types and sizes are exact)."""
+        s = HydropolisState(self, data["num_players"])
         s.phase_id = PHASE_NAMES.index(data["phase"])
-        s.deal_left = int(data["deal_left"])
-        s.to_move = int(data["to_move"])
-        s.selected = int(data["selected"])
-        s.hands = np.array(data["hands"], dtype=np.int16).reshape(s.num_players, self.num_types)
-        s.hand_sizes = [int(x) for x in s.hands.sum(axis=1)]
-        s.pile = [int(x) for x in data["pile"]]
+        s.deal_left = data["deal_left"]
+        s.to_move = data["to_move"]
+        s.selected = data["selected"]
+        s.hands = np.array(data["hands"], dtype=np.int16)
+        s.hand_sizes = s.hands.sum(axis=1).tolist()
+        s.pile = list(data["pile"])
         s.pile_size = sum(s.pile)
-        s.cell_t = [int(x) for x in data["cell_type"]]
-        s.cell_r = [int(x) for x in data["cell_rot"]]
+        s.cell_t = list(data["cell_type"])
+        s.cell_r = list(data["cell_rot"])
         s.covered = np.array(data["covered"], dtype=np.int16)
-        s.score = [int(x) for x in data["scores"]]
-        s.wrenches = [int(x) for x in data["wrenches"]]
-        s.passes = int(data["passes"])
-        s.wrench_winner = int(data["wrench_winner"])
-        s.history = [tuple(int(v) for v in h) for h in data["history"]]
+        s.score = list(data["scores"])
+        s.wrenches = list(data["wrenches"])
+        s.passes = data["passes"]
+        s.wrench_winner = data["wrench_winner"]
+        s.history = [tuple(h) for h in data["history"]]
         s._rebuild()
         return s
 
@@ -206,6 +270,7 @@ class HydropolisState(State):
         # (seat, type, cell, rotation, points) of every turn; type -1 = a pass
         self.history: list[tuple[int, int, int, int, int]] = []
         self._mask = None
+        self._audit: _Replay | None = None      # check_invariants' replay of all but the last turn
         self._rebuild()
 
     # ------------------------------------------------------------ derived data
@@ -216,7 +281,11 @@ class HydropolisState(State):
         self.ctx = [0] * C
         self.colctx = [0] * C                  # bit d: the neighbour on side d is copper
         nb8 = g.geo.nb8
-        self.n8 = [sum(1 for nb in nb8[c] if self.cell_t[nb] >= 0) for c in range(C)]   # HY-R16
+        self.n8 = n8 = [0] * C                 # HY-R16: cards in the 8 cells around each cell
+        for c, t in enumerate(self.cell_t):
+            if t >= 0:
+                for nb in nb8[c]:
+                    n8[nb] += 1
         self._afeat = None
         self._pcache = None
         self.cand: set[int] = set()
@@ -224,10 +293,7 @@ class HydropolisState(State):
         # the selected card; ``planes`` is a view into it
         self.buf = np.zeros(g.observation_size, dtype=np.float32)
         self.planes = self.buf[:g.obs_table].reshape(C, CARD_PLANES)
-        if self.selected >= 0:
-            self.buf[g.obs_selected + self.selected] = 1.0
-        for p in range(self.num_players):
-            self._sync(p)
+        self._sync_tail()
         self.on_table = np.zeros(g.num_types, dtype=np.int16)
         for c in range(C):
             if self.cell_t[c] >= 0:
@@ -236,13 +302,21 @@ class HydropolisState(State):
         self._sync_private()
         self.hand_bits = [self._bits_of(p) for p in range(self.num_players)]
 
+    def _sync_tail(self) -> None:
+        """Write the part of ``buf`` after the table (selected card, pile, seats, passes) from scratch
+        into a zeroed tail."""
+        if self.selected >= 0:
+            self.buf[self.game.obs_selected + self.selected] = 1.0
+        for p in range(self.num_players):
+            self._sync(p)
+
     def _sync(self, p: int) -> None:
         """Write seat ``p``'s public numbers, the pile size and the pass counter into ``buf``."""
         g = self.game
         buf = self.buf
         o = g.obs_tail
         buf[o] = self.pile_size / g.deck.total
-        b = o + 1 + p * SEAT_FEATURES
+        b = g.obs_seats + p * SEAT_FEATURES
         buf[b] = 1.0
         buf[b + 1] = self.score[p] * 0.01
         buf[b + 2] = self.hand_sizes[p] * 0.1
@@ -368,8 +442,10 @@ class HydropolisState(State):
         raise AssertionError("empty draw pile at a draw")  # pragma: no cover
 
     def is_legal_chance(self, outcome: Any) -> bool:
-        if isinstance(outcome, (bool, np.bool_)) or not isinstance(outcome, (int, np.integer)):
-            return False
+        if outcome.__class__ is not int:
+            outcome = as_action(outcome)          # numpy ints and 0-d int arrays; never bools
+            if outcome.__class__ is not int:
+                return False
         if self.phase_id == START_PLAYER:
             return 0 <= outcome < self.num_players
         if self.phase_id in (DEAL, START_CARD, DRAW):
@@ -377,6 +453,8 @@ class HydropolisState(State):
         return False
 
     def _apply(self, a: int) -> None:
+        if a.__class__ is not int:                  # a chance outcome given as a numpy int
+            a = as_action(a)
         p = self.to_move
         self._afeat = None
         self._step(a)
@@ -513,9 +591,9 @@ class HydropolisState(State):
         o = g.obs_table
         out[o:g.obs_selected] = self.private[seat]      # own hand | cards this seat has not seen
         if seat:
-            out[g.obs_tail + 1:g.obs_tail + 1 + n * SEAT_FEATURES] = self.buf[g.seat_perm(n)[seat]]
+            out[g.obs_seats:g.obs_seats + n * SEAT_FEATURES] = self.buf[g.seat_perm(n)[seat]]
         if self.phase_id in (PLAY, PLACE, DRAW):
-            out[g.obs_passes + 1 + (self.to_move - seat) % n] = 1.0
+            out[g.obs_to_move + (self.to_move - seat) % n] = 1.0
         if seat == self.to_move and self.phase_id in (PLAY, PLACE) and g.action_feature_offset is not None:
             idx, val = self._action_points_sparse()
             out[idx + g.action_feature_offset] = val * ACTION_POINTS_SCALE
@@ -571,7 +649,9 @@ class HydropolisState(State):
 
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> "HydropolisState":
         """Re-deal the other hands (same sizes) and the draw pile from the cards ``seat`` has not
-        seen. (Passes reveal that a hand had no legal play; the re-deal ignores that.)"""
+        seen. (Passes reveal that a hand had no legal play; the re-deal ignores that, so a re-dealt
+        state may give a seat of the current run of passes a playable card, which
+        :meth:`check_invariants` refuses (HY-R3): it is a determinization for search, not a position.)"""
         s = self.clone()
         others = [p for p in range(self.num_players) if p != seat]
         if not others:
@@ -655,7 +735,7 @@ class HydropolisState(State):
 
     def _to_dict(self) -> dict:
         return {
-            "num_players": self.num_players, "phase": PHASE_NAMES[self.phase_id],
+            "phase": PHASE_NAMES[self.phase_id],
             "deal_left": self.deal_left, "to_move": self.to_move, "selected": self.selected,
             "hands": self.hands.tolist(), "pile": list(self.pile),
             "cell_type": list(self.cell_t), "cell_rot": list(self.cell_r),
@@ -665,57 +745,255 @@ class HydropolisState(State):
         }
 
     def check_invariants(self) -> None:
+        """Every field agrees with the others and with a game played by the rules from the deal.
+
+        Saved states are checked with this before they load (each message starts with the saved
+        field at fault), and the conformance suite runs it after every action. The turn phases
+        replay the history's plays from the start card: each play must have been legal (HY-R7 to
+        HY-R14) and scored what the rules give (HY-R16 to HY-R19); the table, the covered cards,
+        the scores, wrenches, pile, hand sizes, pass counter and seat to move must be what that
+        history leaves, and the game must be over exactly when an end rule says so."""
         g = self.game
         n = self.num_players
-        geo = g.geo
-        table = np.zeros(g.num_types, dtype=np.int64)
-        for t in self.cell_t:
-            if t >= 0:
-                table[t] += 1
+        T, C = g.num_types, g.num_cells
+        ph = self.phase_id
+        # HY-R1: every card of the deck is in exactly one place: hands, pile, table or covered
+        table = np.bincount(np.array(self.cell_t, dtype=np.int64) + 1, minlength=T + 1)[1:]
         pile = np.array(self.pile, dtype=np.int64)
-        assert (self.hands >= 0).all() and (pile >= 0).all() and (self.covered >= 0).all()
-        # every card in exactly one place: hands + pile + table + covered = deck
+        assert self.hands.min() >= 0, "hands: a negative count"
+        assert pile.min() >= 0, "pile: a negative count"
+        assert self.covered.min() >= 0, "covered: a negative count"
         tot = self.hands.sum(axis=0) + pile + table + self.covered
-        assert (tot == g.deck_counts).all(), f"cards not conserved: {tot.tolist()}"
-        assert (table == self.on_table).all()
-        assert self.hand_sizes == self.hands.sum(axis=1).tolist()
-        assert self.pile_size == sum(self.pile)
-        # table: the start card plus one card per play, minus the covered ones
-        plays = [h for h in self.history if h[1] >= 0]
-        if self.phase_id >= START_PLAYER:
-            assert self.cell_t[geo.centre] >= 0
-            assert int(table.sum()) == 1 + len(plays) - int(self.covered.sum())
-        # scores consistent with the history of plays (HY-R16-R20) and wrenches (HY-V1)
-        for p in range(n):
-            assert self.score[p] == sum(h[4] for h in self.history if h[0] == p)
-            won = sum(1 for h in plays if h[0] == p and h[4] >= WRENCH_POINTS) if g.wrench else 0
-            assert self.wrenches[p] == won
-        if self.phase_id == PLACE:
-            t = self.selected // 2
-            assert self.hands[self.to_move, t] > 0
+        bad = np.flatnonzero(tot != g.deck_counts)
+        assert not len(bad), (f"hands/pile/cell_type/covered: {g.deck.type_name(int(bad[0]))} is there "
+                              f"{int(tot[bad[0]])} times, the deck has {int(g.deck_counts[bad[0]])} (HY-R1)")
+        assert not self.covered[g.sound].any(), "covered: only leaky cards can be covered (HY-R9, HY-R10)"
+        assert (table == self.on_table).all(), "cell_type: the table counts are out of date"
+        assert self.hand_sizes == self.hands.sum(axis=1).tolist(), "hands: the hand sizes are out of date"
+        assert self.pile_size == int(pile.sum()), "pile: the pile size is out of date"
+        assert 0 <= self.to_move < n, f"to_move: seat {self.to_move} of {n}"
+        if ph in (DEAL, START_CARD, START_PLAYER):
+            self._check_setup()
+            fresh = self.clone()                 # the incremental data equal a fresh rebuild
+            fresh._rebuild()
         else:
-            assert self.selected == -1
-        # every facing pair on the table is compatible (HY-R11)
-        for c, t in enumerate(self.cell_t):
-            if t < 0:
-                continue
-            for d, nb in enumerate(geo.nb[c]):
-                if nb < 0 or self.cell_t[nb] < 0:
-                    continue
-                e = g.deck.edges[t][self.cell_r[c]][d]
-                f = g.deck.edges[self.cell_t[nb]][self.cell_r[nb]][(d + 2) & 3]
-                assert not (e == CAP and f == CAP), f"cap meets cap at {g.cell_name(c)} {DIRS[d]}"
-                assert not ((e == PIPE) != (f == PIPE) and NONE in (e, f)), \
-                    f"pipe dead end at {g.cell_name(c)} {DIRS[d]}"
-        # the incremental data equals a fresh rebuild
-        fresh = self.clone()
-        fresh._rebuild()
+            assert self.deal_left == 0, f"deal_left: {self.deal_left} cards still to deal in phase {self.phase()!r} (HY-R2)"
+            fresh = self._check_turns()          # the table data equal the history's replay
+            fresh.buf = np.concatenate([fresh.buf, np.zeros(g.observation_size - g.obs_table, dtype=np.float32)])
+            fresh.selected, fresh.pile_size, fresh.num_players = self.selected, self.pile_size, n
+            fresh.score, fresh.hand_sizes, fresh.wrenches, fresh.passes = (
+                self.score, self.hand_sizes, self.wrenches, self.passes)
+            fresh._sync_tail()
+            fresh.hands, fresh.on_table, fresh.covered = self.hands, self.on_table, self.covered
+            fresh._sync_private()
+            fresh.hand_bits = [self._bits_of(p) for p in range(n)]
         assert fresh.ctx == self.ctx and fresh.cand == self.cand and fresh.hand_bits == self.hand_bits
         assert fresh.colctx == self.colctx and fresh.n8 == self.n8
         assert (fresh.buf == self.buf).all() and (fresh.private == self.private).all()
-        assert 0 <= self.passes <= n
-        assert self.phase_id not in (PLAY, PLACE) or 0 <= self.to_move < n
+
+    def _replay_turn(self, R: "_Replay", i: int, is_last: bool) -> None:
+        """Replay turn ``history[i]`` on ``R`` (see :meth:`check_invariants`); ``is_last``: the
+        state's phase tells whether its draw is still pending or it ended the game."""
+        g = self.game
+        ph = self.phase_id
+        p, t, c, r, pts = entry = self.history[i]
+        rp = R.rp
+        if t < 0:                                           # HY-R5, HY-R21
+            R.streak = 0 if R.pile > 0 else R.streak + 1
+            R.won = False
+            ending = "HY-R21: every seat passed with an empty draw pile" if R.streak == self.num_players else ""
+        else:
+            tr = 2 * t + r
+            assert c in rp.cand and g.geo.legal_by_card[tr][rp.ctx[c]], \
+                f"history[{i}]: {g.play_name(t, c, r)} is not a legal play there (HY-R7 to HY-R14)"
+            want = rp._points(c, tr)
+            assert pts == want, f"history[{i}]: the play scored {pts}, the rules give {want} (HY-R16 to HY-R19)"
+            rp._place(c, t, r)
+            R.played[p] += 1
+            R.score[p] += pts
+            R.streak = 0
+            if g.wrench and pts >= WRENCH_POINTS:
+                R.wr[p] += 1
+            R.won = won = g.wrench and R.wr[p] >= WRENCHES_TO_WIN
+            # HY-R25: the end checks in order
+            ending = ("HY-V1: three wrenches" if won else
+                      "HY-R22: the target score" if g.target and R.score[p] >= g.target else
+                      "HY-R26: the network is closed" if not rp.cand else "")
+        if ending:
+            assert is_last, f"history[{i + 1}]: a turn after the end of the game ({ending})"
+            assert ph == OVER, f"phase: {self.phase()!r}, but the last turn ended the game ({ending})"
+        elif is_last and ph == OVER:
+            raise AssertionError("phase: 'over', but no end rule holds after the last turn "
+                                 "(HY-R21, HY-R22, HY-R26, HY-V1)")
+        elif R.pile > 0:                                    # HY-R4, HY-R5: the turn ends with a draw
+            if not (is_last and ph == DRAW):
+                R.pile -= 1
+                R.drawn[p] += 1
+        else:
+            assert not (is_last and ph == DRAW), "phase: 'draw', but the draw pile was empty (HY-R6)"
+        R.k = i + 1
+        R.last = entry
+
+    def _check_setup(self) -> None:
+        """Setup 1-4 (HY-R1, HY-R2): cards dealt round the table from seat 0, then the start card
+        in the centre in rotation 0, then the start player; nothing else has happened."""
+        g = self.game
+        n = self.num_players
+        ph = self.phase_id
+        dealt = START_HAND * n - self.deal_left
+        assert (self.deal_left > 0) == (ph == DEAL), \
+            f"deal_left: {self.deal_left} cards left to deal in phase {self.phase()!r} (HY-R2)"
+        want = [dealt // n + (s < dealt % n) for s in range(n)]
+        assert self.hand_sizes == want, (f"hands: sizes {self.hand_sizes} after {dealt} cards dealt round the "
+                                         f"table, expected {want} (HY-R2)")
+        assert not self.history, f"history: no turn is played before the start player (phase {self.phase()!r})"
+        assert self.to_move == 0, f"to_move: {self.to_move} before the start player is drawn (setup 4)"
+        on = [c for c, t in enumerate(self.cell_t) if t >= 0]
+        assert not any(self.cell_r), "cell_rot: a rotated card before the first turn (setup 3: rotation 0)"
+        if ph == START_PLAYER:
+            assert on == [g.geo.centre], "cell_type: after setup exactly the start card lies on the table, in the centre"
+        else:
+            assert not on, f"cell_type: a card on the table before the start card (phase {self.phase()!r})"
+        assert not self.covered.any(), "covered: no card is covered before the first turn"
+        assert not any(self.score), "scores: points before the first turn"
+        assert not any(self.wrenches), "wrenches: wrenches before the first turn"
+        assert self.passes == 0, "passes: passes before the first turn"
+        assert self.wrench_winner == -1, "wrench_winner: a winner before the first turn"
+        assert self.selected == -1, "selected: a selected card before the first turn"
+
+    def _check_turns(self) -> "HydropolisState":
+        """The turn phases: replay the history from the start card (see :meth:`check_invariants`);
+        returns the replay (a bare state with the table data only)."""
+        g = self.game
+        n = self.num_players
+        geo = g.geo
+        C = g.num_cells
+        ph = self.phase_id
+        hist = self.history
+        centre = geo.centre
+        # the entries: (seat, type, cell, rotation, points), type -1 = a pass; seats in turn order
+        for i, (p, t, c, r, pts) in enumerate(hist):
+            if i:
+                q = hist[i - 1][0]
+                assert p == (q + 1) % n, f"history[{i}]: seat {p} plays after seat {q}; play goes round the table"
+            if t < 0:
+                assert c == -1 and r == 0 and pts == 0, f"history[{i}]: a pass is [seat, -1, -1, 0, 0] (HY-R20)"
+            else:
+                assert c >= 0, f"history[{i}]: a play of type {t} without a cell"
+        # the start card: the centre card if no play covered it, else the one covered card that no
+        # overlay of the history accounts for (a card is covered by the next play on its cell)
+        laid: dict[int, int] = {}
+        cov = np.zeros(g.num_types, dtype=np.int64)
+        for _, t, c, _, _ in hist:
+            if t >= 0:
+                if c in laid:
+                    cov[laid[c]] += 1
+                laid[c] = t
+        extra = self.covered.astype(np.int64) - cov
+        if centre in laid:
+            assert (extra >= 0).all() and int(extra.sum()) == 1, \
+                "covered: not the cards the history's overlays covered plus the start card (HY-R9)"
+            start = int(np.flatnonzero(extra)[0])
+        else:
+            assert not extra.any(), "covered: not the cards the history's overlays covered (HY-R9)"
+            start = self.cell_t[centre]
+            assert start >= 0 and self.cell_r[centre] == 0, \
+                f"cell_type[{centre}]: the start card lies in the centre in rotation 0 (setup 3)"
+        # replay the turns from the start card; all but the last turn as they were at the previous
+        # check when this state's history only grew since (play appends to it, clones share it)
+        L = len(hist)
+        cached = self._audit
+        valid = (cached is not None and cached.start == start and cached.k <= L - 1
+                 and (cached.k == 0 or hist[cached.k - 1] is cached.last))
+        R = cached.copy() if valid else _Replay(self, start)
+        if R.k < L - 1 or not valid:
+            for i in range(R.k, L - 1):
+                self._replay_turn(R, i, False)
+            self._audit = R.copy()
+        if L:
+            self._replay_turn(R, L - 1, True)
+        rp, pile, streak, score, wr, drawn, played = R.rp, R.pile, R.streak, R.score, R.wr, R.drawn, R.played
+        won = R.won
+        assert hist or ph in (PLAY, PLACE), f"phase: {self.phase()!r} with no turn in the history"
+        if rp.cell_t != self.cell_t or rp.cell_r != self.cell_r:
+            for c in range(C):
+                assert rp.cell_t[c] == self.cell_t[c], \
+                    f"cell_type[{c}]: the history's plays leave another card on {g.cell_name(c)}"
+                assert rp.cell_r[c] == self.cell_r[c], \
+                    f"cell_rot[{c}]: the history's plays leave another rotation on {g.cell_name(c)}"
+        assert self.score == score, f"scores: {self.score}, but the history's points add up to {score} (HY-R16 to HY-R20)"
+        assert self.wrenches == wr, f"wrenches: {self.wrenches}, but the history's plays earn {wr} (HY-V1)"
+        winner = hist[-1][0] if ph == OVER and won else -1
+        assert self.wrench_winner == winner, f"wrench_winner: {self.wrench_winner}, expected {winner} (HY-V1)"
+        assert self.pile_size == pile, (f"pile: {self.pile_size} cards, but the deal, the start card and the "
+                                        f"history's draws leave {pile} (HY-R2, HY-R4, HY-R5)")
+        sizes = [START_HAND + drawn[p] - played[p] for p in range(n)]
+        assert self.hand_sizes == sizes, (f"hands: sizes {self.hand_sizes}, but 3 cards each plus the history's "
+                                          f"draws minus its plays give {sizes} (HY-R2, HY-R4, HY-R5)")
+        assert self.passes == streak, (f"passes: {self.passes}, but the history ends with {streak} passes "
+                                       f"made with an empty draw pile (HY-R21)")
+        if hist:
+            q = hist[-1][0]
+            want = q if ph in (DRAW, OVER) else (q + 1) % n
+            assert self.to_move == want, f"to_move: seat {self.to_move}, but after the last turn (seat {q}) it is seat {want}"
+        # HY-R3/R5: a seat that passed had no legal play, and nothing has changed since for the
+        # seats of the current run of passes (and a pass still waiting for its draw)
+        lb, ctx = geo.legal_bits, self.ctx
+        avail = 0
+        for c in self.cand:
+            avail |= lb[ctx[c]]
+        passers = [h[0] for h in hist[len(hist) - streak:]] if streak else []
+        if ph == DRAW and hist[-1][1] < 0:
+            passers.append(hist[-1][0])
+        for q in passers:
+            assert not avail & self.hand_bits[q], f"hands: seat {q} passed but holds a card it can play (HY-R3)"
+        if ph == PLACE:                                     # the second step of a play
+            sel = self.selected
+            assert sel >= 0, "selected: no card selected in phase 'place'"
+            assert self.hands[self.to_move, sel // 2] > 0, f"selected: seat {self.to_move} does not hold that card"
+            ok = geo.legal_by_card[sel]
+            assert any(ok[ctx[c]] for c in self.cand), "selected: the card fits no cell (HY-R7 to HY-R14)"
+        else:
+            assert self.selected == -1, f"selected: a selected card in phase {self.phase()!r}"
+        return rp
 
     def __str__(self) -> str:
         from .render import render_text
         return render_text(self)
+
+
+class _Replay:
+    """The table and the counters after replaying the first ``k`` turns of a history from the
+    start card (:meth:`HydropolisState.check_invariants`); never changed once cached."""
+
+    __slots__ = ("rp", "start", "k", "last", "pile", "streak", "won", "score", "wr", "drawn", "played")
+
+    def __init__(self, state: HydropolisState, start: int):
+        g = state.game
+        C = g.num_cells
+        n = state.num_players
+        rp = HydropolisState.__new__(HydropolisState)     # a bare table: what _place and _points use
+        rp.game = g
+        rp.cell_t, rp.cell_r = [-1] * C, [0] * C
+        rp.ctx, rp.colctx, rp.n8 = [0] * C, [0] * C, [0] * C
+        rp.cand = set()
+        rp.buf = np.zeros(g.obs_table, dtype=np.float32)
+        rp._place(g.geo.centre, start, 0)                # setup 3: the start card
+        self.rp, self.start, self.k, self.last = rp, start, 0, None
+        self.pile = g.deck.total - START_HAND * n - 1     # HY-R2: after the deal and the start card
+        self.streak, self.won = 0, False
+        self.score, self.wr, self.drawn, self.played = [0] * n, [0] * n, [0] * n, [0] * n
+
+    def copy(self) -> "_Replay":
+        o = _Replay.__new__(_Replay)
+        src = self.rp
+        rp = HydropolisState.__new__(HydropolisState)
+        rp.game = src.game
+        rp.cell_t, rp.cell_r = list(src.cell_t), list(src.cell_r)
+        rp.ctx, rp.colctx, rp.n8 = list(src.ctx), list(src.colctx), list(src.n8)
+        rp.cand = set(src.cand)
+        rp.buf = src.buf.copy()
+        o.rp, o.start, o.k, o.last = rp, self.start, self.k, self.last
+        o.pile, o.streak, o.won = self.pile, self.streak, self.won
+        o.score, o.wr, o.drawn, o.played = list(self.score), list(self.wr), list(self.drawn), list(self.played)
+        return o
