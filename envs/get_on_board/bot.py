@@ -10,7 +10,9 @@ from collections import deque
 
 import numpy as np
 
-from .rules import A_TICKET_HIGH, A_TICKET_LOW, C0, P_DEPART, P_PLACE, GetOnBoardState
+from ..core.bots import HeuristicBot
+from ..core.game import ConfigError
+from .rules import A_TICKET_HIGH, A_TICKET_LOW, C0, P_DEPART, P_PLACE, GetOnBoardGame, GetOnBoardState
 
 _DIST: dict[int, list[list[int]]] = {}
 
@@ -117,8 +119,15 @@ def policy(state: GetOnBoardState, seat: int, rng: np.random.Generator) -> int:
                 best, pick = v, a
         return pick
     vals = []
-    for a in legal:
+    for a_ in legal:
         c = state.clone()
-        c.apply_action(int(a))
+        c.apply_action(int(a_))
         vals.append(_best(c, seat, 1) + rng.random() * 1e-3)
     return int(legal[int(np.argmax(vals))])
+
+
+def heuristic(game: GetOnBoardGame, seat: int, seed: int | None = None, **style) -> HeuristicBot:
+    """The game's heuristic bot (no style variants)."""
+    if style:
+        raise ConfigError(f"{game.env_id} heuristic has no style {sorted(style)}")
+    return HeuristicBot(policy, seed, name="get_on_board_heuristic")

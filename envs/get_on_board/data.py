@@ -1,20 +1,22 @@
-"""Component data of Get on Board: the score sheet, shapes and objectives (``components.json``)
-and the city maps (``maps/<name>.json``), validated on load.
+"""Component data of Get on Board: the score sheet, shapes and objectives
+(``data/components.json``) and the city maps (``data/maps/<name>.json``), validated on load.
 
 Everything the spec marks as data (map, black roads, green lights, passengers and buildings,
 departures, personal objectives, ticket shapes, scoring tables, common objectives) lives in the
-JSON files; this module only checks them and precomputes the geometry once per map.
+JSON files; this module only checks them and precomputes the geometry once per map (cached with
+``functools.cache``; a user's map file is read again when it changes).
+
+The ``map`` option (GB-V3) is a bundled name or a path, resolved by core ``resolve_data``: a
+relative path is relative to the current working directory (before the one-shape refactor it was
+relative to this package's folder; see the version history in rules.py).
 """
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
-import numpy as np
-
-from ..core.data import load_json
+from ..core.data import load_json, resolve_data
 from ..core.game import ConfigError
-
-HERE = Path(__file__).resolve().parent
 
 # Directions (action ids 0-3): North = id -10, East = +1, South = +10, West = -1 (spec section 2).
 N, E, S, W = 0, 1, 2, 3
@@ -26,9 +28,6 @@ OPPOSITE = (S, W, N, E)
 CODES = ("", "g", "s", "S", "t", "m", "M", "b", "O")
 C_NONE, C_GRANDMA, C_STUDENT, C_SCHOOL, C_TOURIST, C_LIGHT, C_DARK, C_WORKER, C_OFFICE = range(9)
 STAR_CODES = {C_SCHOOL, C_LIGHT, C_DARK, C_OFFICE}
-# Static observation features per intersection: code one-hot (8), star, green, departure, letter.
-NODE_FEATS = len(CODES) - 1 + 4
-
 # Shape step requirements.
 REQ_ANY, REQ_STRAIGHT, REQ_TURN, REQ_FREE = range(4)
 REQ_NAMES = {"any": REQ_ANY, "straight": REQ_STRAIGHT, "turn": REQ_TURN, "free": REQ_FREE}
@@ -56,9 +55,10 @@ COUNTERS = ("grandmas", "students", "tourists", "workers", "light_sights", "dark
 BONUSES = ("", "grandma", "tourist", "internship")
 
 
-def load_components(path: str | Path = "components.json") -> dict:
-    """Load and check ``components.json`` (ConfigError naming the bad entry)."""
-    d = load_json(HERE, str(path), COMPONENTS_SCHEMA)
+@cache
+def components() -> dict:
+    """Load and check ``data/components.json`` (ConfigError naming the bad entry)."""
+    d = load_json(__file__, "data/components.json", COMPONENTS_SCHEMA)
     sh = d["sheet"]
     if len(sh["tourist_row_values"]) != sh["tourist_row_boxes"] + 1:
         raise ConfigError("components.json: sheet.tourist_row_values needs one value per count 0..boxes")
@@ -161,54 +161,20 @@ class CityMap:
                 raise ConfigError(f"{where}: personal_objectives[{k}] names an unknown letter")
             self.objectives.append([self.letter_node[x] for x in letters])
         self.rc = [((nid // 10), (nid % 10)) for nid in self.ids]  # (row, col) for drawing
-        # static observation part: per node code one-hot (8), star, green, departure, letter; per road black
-        st = np.zeros((n_nodes, NODE_FEATS), dtype=np.float32)
-        for i in range(n_nodes):
-            if self.code[i]:
-                st[i, self.code[i] - 1] = 1
-            st[i, 8] = self.star[i]
-            st[i, 9] = self.green[i]
-            st[i, 10] = 1.0 if i in self.dep_node.values() else 0.0
-            st[i, 11] = 1.0 if self.letter[i] else 0.0
-        self.static_obs = np.concatenate([st.ravel(), np.asarray(self.black, dtype=np.float32)])
-        self.objective_vec = []
-        for obj in self.objectives:
-            v = np.zeros(n_nodes, dtype=np.float32)
-            v[obj] = 1
-            self.objective_vec.append(v)
+        self.is_departure = [i in self.dep_node.values() for i in range(n_nodes)]
 
 
-_COMPONENTS: dict | None = None
-_MAPS: dict[str, CityMap] = {}
+@cache
+def _map_file(path: Path, stamp: tuple[int, int]) -> CityMap:
+    return CityMap(load_json(path.parent, path.name, MAP_SCHEMA), path.name)
 
 
-def components() -> dict:
-    global _COMPONENTS
-    if _COMPONENTS is None:
-        _COMPONENTS = load_components()
-    return _COMPONENTS
-
-
-def map_path(name: str) -> Path:
-    """``new_york`` -> maps/new_york.json; a path ending in .json is used as given."""
-    if name.endswith(".json"):
-        p = Path(name)
-        return p if p.is_absolute() else (HERE / p)
-    if not name.replace("_", "").isalnum():
-        raise ConfigError(f"option map={name!r}: a map name is letters, digits and '_' (or a .json path)")
-    return HERE / "maps" / f"{name}.json"
-
-
-def load_map(name: str) -> CityMap:
-    """Load (once) and check a map data file; ConfigError names the option ``map``."""
-    path = map_path(name)
-    key = str(path.resolve())
-    if key not in _MAPS:
-        if not path.exists():
-            known = sorted(p.stem for p in (HERE / "maps").glob("*.json"))
-            raise ConfigError(f"option map={name!r}: no map data file {path} (known maps: {known})")
-        try:
-            _MAPS[key] = CityMap(load_json(path.parent, str(path), MAP_SCHEMA), path.name)
-        except ConfigError as e:
-            raise ConfigError(f"option map={name!r}: {e}") from None
-    return _MAPS[key]
+def load_map(name_or_path: str) -> CityMap:
+    """A bundled map (``data/maps/<name>.json``) or a map file (GB-V3), checked and precomputed once
+    per file version; ConfigError names the option ``map``."""
+    path = resolve_data(__file__, "maps", name_or_path, option="map")
+    st = path.stat()
+    try:
+        return _map_file(path, (st.st_mtime_ns, st.st_size))
+    except ConfigError as e:
+        raise ConfigError(f"option map={name_or_path!r}: {e}") from None

@@ -2,15 +2,34 @@
 (the street grid with contents, every route in its seat colour, and the score sheets' key numbers)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from ..core.render import INK, PLAYER_COLORS, Canvas
 from .data import CODES, DIR_NAMES
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .rules import GetOnBoardState
+from .rules import (
+    B0,
+    BS0,
+    C0,
+    GR,
+    IN,
+    ND,
+    NL,
+    OSTAR,
+    P_DEAL,
+    P_DEPART,
+    P_END,
+    P_PLACE,
+    SC,
+    SD,
+    SL,
+    SSTAR,
+    ST,
+    T0,
+    TR,
+    TS0,
+    TZ,
+    GetOnBoardState,
+)
 
 CODE_WORDS = {"g": "grandma", "s": "student", "S": "school", "t": "tourist", "m": "light sight", "M": "dark sight",
               "b": "office worker", "O": "office"}
@@ -33,9 +52,7 @@ def _node_token(m, i: int) -> str:
     return tok
 
 
-def render_text(st: "GetOnBoardState") -> str:
-    from .rules import (B0, BS0, C0, GR, IN, SC, SD, SL, SSTAR, ST, T0, TR, TS0, TZ, NL, ND, OSTAR, P_DEAL,
-                        P_DEPART, P_END, P_PLACE)
+def render_text(st: GetOnBoardState) -> str:
     g = st.game
     m = g.map
     n = st.num_players
@@ -125,8 +142,7 @@ def render_text(st: "GetOnBoardState") -> str:
     return "\n".join(lines)
 
 
-def render_rgb(st: "GetOnBoardState") -> np.ndarray:
-    from .rules import B0, BS0, GR, IN, SC, ST, T0, TR, TS0, TZ, P_PLACE
+def render_rgb(st: GetOnBoardState) -> np.ndarray:
     g = st.game
     m = g.map
     n = st.num_players

@@ -20,29 +20,62 @@ the turn ends (GB-R18, green-light extra of GB-R22) or the player is eliminated 
 Saved states are validated (``state_schema``, ``_check_fields``, ``check_invariants``); see
 RULES.md ("Saved states" in the environment notes; "Observation layout").
 
+The rules know nothing of the observation: encoder.py (``GetOnBoardEncoder``) reads the state and
+owns the observation layout and its incremental cache; bot.py and render.py read the rules; the
+package ``__init__`` puts them together in ``SPEC``.
+
 Version history:
     v0: first version.
+    v0 (one game shape, issue 12): data files moved to ``data/components.json`` and
+        ``data/maps/<name>.json``; a relative ``map`` path (GB-V3) is now resolved against the
+        current working directory (core ``resolve_data``), no longer against the package folder.
+        Play, saved states and observations are unchanged.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from enum import IntEnum
 from typing import Any
 
 import numpy as np
 
-from ..core.bots import HeuristicBot
-from ..core.game import CHANCE, TERMINAL, ConfigError, Game, Option, State, StateError, as_action
+from ..core.game import CHANCE, TERMINAL, ConfigError, Game, Option, State, StateError
 from ..core.schema import Bool, Dict, Int, List, Spec, Tuple
 from . import data as D
-from .data import (C_DARK, C_GRANDMA, C_LIGHT, C_OFFICE, C_SCHOOL, C_STUDENT, C_TOURIST, C_WORKER,
-                   DIR_NAMES, NODE_FEATS, REQ_ANY, REQ_NAMES, REQ_STRAIGHT, REQ_TURN)
+from .data import (
+    C_DARK,
+    C_GRANDMA,
+    C_LIGHT,
+    C_OFFICE,
+    C_SCHOOL,
+    C_STUDENT,
+    C_TOURIST,
+    C_WORKER,
+    DIR_NAMES,
+    REQ_ANY,
+    REQ_NAMES,
+    REQ_STRAIGHT,
+    REQ_TURN,
+)
 
 NUM_ACTIONS = 7
 A_TICKET_LOW, A_TICKET_HIGH, A_DECLINE = 4, 5, 6
-MAX_SHAPE = 3  # markers per shape at most (observation: marker index one-hot)
+DECLINE_BIT = 16  # mask index bit for A_DECLINE (bits 0-3: the directions)
+MAX_SHAPE = 3  # markers per shape at most (the encoder's marker index one-hot)
 
-# phases
-P_DEAL, P_DEPART, P_REVEAL, P_PLACE, P_END = range(5)
-PHASE_NAMES = ("deal", "departure", "reveal", "place", "end")
+
+class Phase(IntEnum):
+    """Where the game stands (saved as its int in field ``ph``)."""
+
+    DEAL = 0     # chance: the setup deal, card by card (GB-R2..GB-R4)
+    DEPART = 1   # secret simultaneous departure choice (GB-R4)
+    REVEAL = 2   # chance: the round's ticket (GB-R6)
+    PLACE = 3    # the current seat places a marker (GB-R10..GB-R22)
+    END = 4
+
+
+P_DEAL, P_DEPART, P_REVEAL, P_PLACE, P_END = Phase
+PHASE_NAMES = ("deal", "departure", "reveal", "place", "end")  # phase() names, in Phase order
 
 # setup deal kinds
 K_SHEET, K_PERSONAL, K_COMMON, K_TICKET, K_INSPECTOR = range(5)
@@ -62,11 +95,6 @@ def _need(ok: Any, field: str, why: str) -> None:
     """An invariant of a state: AssertionError naming the saved field when ``ok`` is false."""
     if not ok:
         raise AssertionError(f"state field {field!r}: {why}")
-
-
-def _view(buf: np.ndarray) -> memoryview:
-    """Flat float32 memoryview of an observation buffer (scalar writes are ~3x cheaper than numpy's)."""
-    return memoryview(buf.reshape(-1)).cast("B").cast("f")
 
 
 def new_sheet() -> list[int]:
@@ -185,8 +213,12 @@ class Rules:
             return sh[NL]
         return sh[ND]
 
-    # -- scoring (GB-R39..GB-R42)
-    def breakdown(self, sh: list[int], final: bool, personal_met: bool = False) -> dict[str, int]:
+    # -- scoring (GB-R39..GB-R42): the one formula
+    def breakdown(self, sh: Sequence[int], final: bool, personal_met: bool = False) -> dict[str, int]:
+        """Points of a sheet by category. Before the end (``final`` false) this is the running
+        public total: unscored tourist/worker rows count 0 and the personal objective is not
+        scored; at the end unscored rows count half (GB-R39) and a met personal objective counts
+        (GB-R37)."""
         tv, ov = self.t_val, self.o_val
         tour = off = 0
         for i in range(3):
@@ -211,42 +243,9 @@ class Rules:
             "traffic": self.tr_cum[sh[TR]],
         }
 
-    def total(self, sh: list[int], final: bool, personal_met: bool = False) -> int:
-        """Sum of :meth:`breakdown` (written out: it runs after every marker)."""
-        tv, ov = self.t_val, self.o_val
-        v = (self.grandma_cum[sh[GR]] + (sh[ST] + sh[IN]) * sh[SC] + max(0, sh[SSTAR]) + max(0, sh[SL], sh[SD])
-             + max(0, sh[OSTAR]) + sh[C0] + sh[C1] + self.tz_cum[sh[TZ]] + self.tr_cum[sh[TR]])
-        for i in range(3):
-            if sh[TS0 + i]:
-                v += tv[sh[T0 + i]]
-            elif final:
-                v += tv[sh[T0 + i]] // 2
-            if sh[BS0 + i]:
-                v += ov[sh[B0 + i]]
-            elif final:
-                v += ov[sh[B0 + i]] // 2
-        if final and personal_met:
-            v += self.personal_value
-        return v
-
-    def running_total(self, sh: list[int]) -> int:
-        """``total(sh, False)`` unrolled (the public running total shown after every marker)."""
-        tv, ov = self.t_val, self.o_val
-        v = (self.grandma_cum[sh[GR]] + (sh[ST] + sh[IN]) * sh[SC] + max(0, sh[SSTAR]) + max(0, sh[SL], sh[SD])
-             + max(0, sh[OSTAR]) + sh[C0] + sh[C1] + self.tz_cum[sh[TZ]] + self.tr_cum[sh[TR]])
-        if sh[TS0]:
-            v += tv[sh[T0]]
-        if sh[TS1]:
-            v += tv[sh[T1]]
-        if sh[TS2]:
-            v += tv[sh[T2]]
-        if sh[BS0]:
-            v += ov[sh[B0]]
-        if sh[BS1]:
-            v += ov[sh[B1]]
-        if sh[BS2]:
-            v += ov[sh[B2]]
-        return v
+    def total(self, sh: Sequence[int], final: bool, personal_met: bool = False) -> int:
+        """Sum of :meth:`breakdown`."""
+        return sum(self.breakdown(sh, final, personal_met).values())
 
 
 class GetOnBoardGame(Game):
@@ -274,7 +273,8 @@ class GetOnBoardGame(Game):
     ]
     num_actions = NUM_ACTIONS
 
-    def check_options(self) -> None:
+    def setup(self) -> None:
+        """Component data, map geometry and the per-option-set tables (GB-V1..GB-V5)."""
         comp = D.components()
         self.comp = comp
         self.map = D.load_map(self.options["map"])  # ConfigError names the option "map"
@@ -283,17 +283,20 @@ class GetOnBoardGame(Game):
         self.mask_elim = bool(self.options["mask_elimination_moves"])
         self.green_optional = bool(self.options["green_light_optional"])
         self.solo = bool(self.options["solo_practice"])
-        self.min_players = 1 if self.solo else min(m.players)
-        self.max_players = max(m.players)
+        # the player range comes from the map (GB-V3) and solo practice (GB-V4)
+        self.min_players = 1 if self.solo else min(m.players)  # type: ignore[misc]
+        self.max_players = max(m.players)  # type: ignore[misc]
         self.rounds = comp["rounds"]
         self.tickets = comp["tickets"]
         self.dep_per_player = comp["departure_tickets_per_player"]
         self.sheet_types = len(comp["ticket_shapes"])
         self.shape_names = comp["shape_order"]
         self.shape_steps = {k: tuple(REQ_NAMES[s] for s in v) for k, v in comp["shapes"].items()}
-        # shape of ticket t on sheet type s: ticket_shape[s][t] -> (name, steps)
-        self.ticket_shape = [None] + [[None] + [(nm, self.shape_steps[nm]) for nm in comp["ticket_shapes"][str(s)]]
-                                      for s in range(1, self.sheet_types + 1)]
+        # shape of ticket t on sheet type s: ticket_shape[s][t] -> (name, steps) (s, t from 1)
+        none: tuple[str, tuple[int, ...]] = ("", ())
+        self.ticket_shape: list[list[tuple[str, tuple[int, ...]]]] = [[]]
+        self.ticket_shape += [[none] + [(nm, self.shape_steps[nm]) for nm in comp["ticket_shapes"][str(s)]]
+                              for s in range(1, self.sheet_types + 1)]
         self.max_shape = max(len(v) for v in self.shape_steps.values())
         if self.max_shape > MAX_SHAPE:
             raise ConfigError(f"components.json: a shape has at most {MAX_SHAPE} markers (observation layout)")
@@ -309,52 +312,7 @@ class GetOnBoardGame(Game):
         if m.departures < self.dep_per_player * self.max_players:
             raise ConfigError(f"option map={self.options['map']!r}: too few departures")
         self.maxp = max(self.max_players, 1)
-        # observation layout
-        self.n_nodes, self.n_roads = m.n, m.r
-        self.sf_len = SHEET_LEN + self.sheet_types + 1
-        scale = [1 / 8, 1 / 6, 1 / 3, 1 / 4, 1 / 10, 1 / 4, 1 / 4, 1 / 4, 1, 1, 1, 1 / 12, 1 / 12, 1 / 4, 1 / 4,
-                 1 / 3, 1 / 3, 1 / 3, 1, 1, 1, 1 / 9, 1 / 5, 1 / 19, 1 / 10, 1 / 10, 1]
-        self.sf_scale = np.asarray(scale, dtype=np.float32)
-        self.sf_scale_l = [float(x) for x in self.sf_scale]
-        # shape index of ticket t on sheet type s (observation)
-        self.shape_idx = [[0] * (self.tickets + 1)] + [[0] + [self.shape_names.index(nm) for nm in
-                                                              comp["ticket_shapes"][str(st)]]
-                                                       for st in range(1, self.sheet_types + 1)]
-        # misc block: per-step part, per-round part, own private part. These offsets are the
-        # encoder's (step_offsets, observation, _round_feat, _reveal, _round_end, _own_feat write
-        # with them) and observation_layout() names them.
-        # per-step part (from off_misc): phase, green-light extra flag, current player, marker index,
-        # previous direction (none + 4), requirement, directions that would deviate / eliminate
-        self.s_extra = len(PHASE_NAMES)
-        self.s_cur = self.s_extra + 1
-        self.s_k = self.s_cur + self.maxp
-        self.s_prev = self.s_k + MAX_SHAPE
-        self.s_req = self.s_prev + 1 + len(DIR_NAMES)
-        self.s_dev = self.s_req + len(REQ_NAMES)
-        self.s_elim = self.s_dev + len(DIR_NAMES)
-        self.step_len = self.s_elim + len(DIR_NAMES)
-        # per-round part (from o_round): round counter, used tickets, current ticket, inspector,
-        # everyone's current shape, common objectives in play, claimed common objectives
-        self.i_used = self.rounds + 1
-        self.i_cur = self.i_used + self.tickets
-        self.i_insp = self.i_cur + self.tickets
-        self.i_shape = self.i_insp + self.maxp
-        self.i_common = self.i_shape + len(self.shape_names) * self.maxp
-        self.i_claim = self.i_common + len(self.commons)
-        self.round_len = self.i_claim + len(self.commons)
-        # own private part (from o_own): my departure tickets, my chosen ticket
-        self.own_len = 2 * m.departures
-        self.misc_len = self.step_len + self.round_len + self.own_len
-        self.off_vis = len(m.static_obs)
-        self.off_end = self.off_vis + self.maxp * m.n
-        self.off_road = self.off_end + self.maxp * m.n
-        self.off_sf = self.off_road + self.maxp * m.r
-        self.off_obj = self.off_sf + self.maxp * self.sf_len
-        self.off_misc = self.off_obj + m.n
-        self.observation_size = self.off_misc + self.misc_len
         self._schedules: dict[int, list[tuple[int, int]]] = {}
-        self._layouts: dict[int, tuple] = {}
-        self._fresh: dict[int, tuple] = {}  # per player count: observation buffers of a new game
         self._schemas: dict[int, Spec] = {}  # per player count: state_schema
         self.popcount = [bin(i).count("1") for i in range(1 << self.maxp)]
         # masks: index = direction bits | decline << 4
@@ -364,58 +322,19 @@ class GetOnBoardGame(Game):
             for d in range(4):
                 if k >> d & 1:
                     mk[d] = 1
-            if k & 16:
+            if k & DECLINE_BIT:
                 mk[A_DECLINE] = 1
             self._masks.append(mk)
         self._dep_masks = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self._dep_masks[A_TICKET_LOW] = self._dep_masks[A_TICKET_HIGH] = 1
-        # hot-path tables (speed only; the plain forms stay in Rules / observation's docstring)
-        # sheet fields a marker may change: turn zone, traffic and what Rules.reach(code) touches
-        reach_fields = {C_GRANDMA: (GR,), C_STUDENT: (ST,), C_SCHOOL: (SC, SSTAR), C_TOURIST: (T0, T1, T2),
-                        C_LIGHT: (TS0, TS1, TS2, NL, SL), C_DARK: (TS0, TS1, TS2, ND, SD),
-                        C_WORKER: (B0, B1, B2), C_OFFICE: (BS0, BS1, BS2, GR, T0, T1, T2, IN, OSTAR)}
-        self.place_fields = [(TZ, TR) + reach_fields.get(c, ()) for c in range(max(9, max(m.code) + 1))]
         # common objectives: (sheet fields summed by Rules.counter, threshold)
         cidx = {"grandmas": (GR,), "students": (ST, IN), "tourists": (T0, T1, T2), "workers": (B0, B1, B2),
                 "light_sights": (NL,)}
         self.common_sum = [(cidx.get(c["counter"], (ND,)), c["threshold"]) for c in self.commons]
-        # observation: indices set for the placing seat, by the key of GetOnBoardState._dir_info
-        self._step_tbl: dict[int, tuple[int, ...]] = {}
         self.tz_max, self.tr_max = self.rules.tz_max, self.rules.tr_max
-        # whether a sheet field enters Rules.total(sheet, False): -2 always, -1 never (sight counts),
-        # else only while the flag field it names is set (tourist / worker counts of a scored row)
-        self.total_flag = [-2] * SHEET_LEN
-        self.total_flag[NL] = self.total_flag[ND] = -1
-        for i in range(3):
-            self.total_flag[T0 + i] = TS0 + i
-            self.total_flag[B0 + i] = BS0 + i
-        # where the per-round and own blocks start, and the seat order clockwise from each inspector
-        self.o_round = self.off_misc + self.step_len
-        self.o_own = self.o_round + self.round_len
+        # the seat order clockwise from each inspector (GB-R8)
         self.rotation = {n: [tuple((i0 + i) % n for i in range(n)) for i0 in range(n)]
                          for n in range(1, self.maxp + 1)}
-
-    def step_offsets(self, key: int) -> tuple[int, ...]:
-        """Observation indices set to 1 for the seat placing a marker, given the key built by
-        ``GetOnBoardState._dir_info`` (legal and eliminating direction bits, requirement, previous
-        direction, marker index or 4 for a green-light extra): phase, current player (me), extra
-        flag or marker index, previous direction, requirement, directions that would deviate or
-        eliminate."""
-        legal, elim, req, prev, k = key & 15, key >> 4 & 15, key >> 8 & 7, (key >> 11 & 7) - 1, key >> 14
-        b = self.off_misc
-        offs = [b + P_PLACE, b + self.s_cur]
-        if k == 4:
-            offs.append(b + self.s_extra)
-        else:
-            offs.append(b + self.s_k + k)  # marker index within the shape
-        offs += [b + self.s_prev + 1 + prev, b + self.s_req + req]
-        for d in range(4):
-            if legal >> d & 1:
-                if (req == REQ_STRAIGHT and d != prev) or (req == REQ_TURN and d == prev):
-                    offs.append(b + self.s_dev + d)  # would check a turn-zone box
-                if elim >> d & 1:
-                    offs.append(b + self.s_elim + d)  # would eliminate
-        return tuple(offs)
 
     def check_players(self, num_players: int) -> None:
         if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
@@ -438,28 +357,7 @@ class GetOnBoardGame(Game):
             self._schedules[n] = s
         return self._schedules[n]
 
-    def layout(self, n: int) -> tuple:
-        """Flat indices into the (n, observation_size) buffer of every seat's observation:
-        player p sits in slot (p - seat) mod n of seat's view (me first, then clockwise).
-        Returns (template, vis_idx[p], end_idx[p], road_idx[p], sf_starts[p], zip of the three
-        before for seat p)."""
-        if n not in self._layouts:
-            size = self.observation_size
-            tpl = np.zeros((n, size), dtype=np.float32)
-            tpl[:, :self.off_vis] = self.map.static_obs
-            N, R, K = self.n_nodes, self.n_roads, self.sf_len
-            vis, end, road, sfs = [], [], [], []
-            for p in range(n):
-                rel = [(s, (p - s) % n) for s in range(n)]
-                vis.append([s * size + self.off_vis + r * N for s, r in rel])
-                end.append([s * size + self.off_end + r * N for s, r in rel])
-                road.append([s * size + self.off_road + r * R for s, r in rel])
-                sfs.append([s * size + self.off_sf + r * K for s, r in rel])
-            both = [list(zip(vis[p], end[p], road[p])) for p in range(n)]  # one loop in _place
-            self._layouts[n] = (tpl, vis, end, road, sfs, both)
-        return self._layouts[n]
-
-    def new_initial_state(self, num_players: int) -> "GetOnBoardState":
+    def new_initial_state(self, num_players: int) -> GetOnBoardState:
         self.check_players(num_players)
         return GetOnBoardState(self, int(num_players))
 
@@ -522,7 +420,7 @@ class GetOnBoardGame(Game):
         })
         return sc
 
-    def _state_from_dict(self, data: dict) -> "GetOnBoardState":
+    def _state_from_dict(self, data: dict) -> GetOnBoardState:
         """Build a state from a dict that passed ``state_schema``: the canonical fields are checked
         for consistency (StateError naming the field) before any cache is built from them."""
         st = self._build(data)
@@ -533,58 +431,19 @@ class GetOnBoardGame(Game):
         st._finish_load()
         return st
 
-    def _build(self, data: dict) -> "GetOnBoardState":
+    def _build(self, data: dict) -> GetOnBoardState:
         st = GetOnBoardState(self, data["num_players"], _blank=True)
         for f in GetOnBoardState._FIELDS:
             v = data[f]
             setattr(st, f, [x[:] if isinstance(x, list) else x for x in v] if isinstance(v, list) else v)
         return st
 
-    def observation_layout(self) -> list[tuple[str, int, int]]:
-        """Named blocks of the observation (see RULES.md, "Observation layout"), from the offsets
-        the encoder writes with. Slots ``p0..p{maxp-1}`` are seats relative to the observer (p0 =
-        me, then clockwise); slots beyond the player count stay 0."""
-        m = self.map
-        N, R, P, K = m.n, m.r, self.maxp, self.sf_len
-        out = [("map.intersections", 0, N * NODE_FEATS), ("map.black_roads", N * NODE_FEATS, R)]
-        for name, off, size in (("route.visited", self.off_vis, N), ("route.end", self.off_end, N),
-                                ("road_markers", self.off_road, R)):
-            out += [(f"{name}.p{i}", off + i * size, size) for i in range(P)]
-        for i in range(P):
-            b = self.off_sf + i * K
-            out += [(f"sheet.p{i}", b, SHEET_LEN), (f"sheet_type.p{i}", b + SHEET_LEN, self.sheet_types),
-                    (f"running_total.p{i}", b + K - 1, 1)]
-        out.append(("personal_objective", self.off_obj, N))
-        b = self.off_misc
-        out += [("step.phase", b, self.s_extra), ("step.green_light_extra", b + self.s_extra, 1),
-                ("step.current_player", b + self.s_cur, P), ("step.marker_index", b + self.s_k, MAX_SHAPE),
-                ("step.previous_direction", b + self.s_prev, 1 + len(DIR_NAMES)),
-                ("step.requirement", b + self.s_req, len(REQ_NAMES)),
-                ("step.would_deviate", b + self.s_dev, len(DIR_NAMES)),
-                ("step.would_eliminate", b + self.s_elim, len(DIR_NAMES))]
-        b = self.o_round
-        ns, nc = len(self.shape_names), len(self.commons)
-        out += [("round.number", b, self.rounds + 1), ("round.used_tickets", b + self.i_used, self.tickets),
-                ("round.current_ticket", b + self.i_cur, self.tickets), ("round.inspector", b + self.i_insp, P)]
-        out += [(f"round.shape.p{i}", b + self.i_shape + i * ns, ns) for i in range(P)]
-        out += [("round.common_objectives", b + self.i_common, nc), ("round.common_claimed", b + self.i_claim, nc),
-                ("own.departure_tickets", self.o_own, m.departures),
-                ("own.departure_choice", self.o_own + m.departures, m.departures)]
-        return out
-
-    def renderer(self):
-        from .render import render_rgb
-        return render_rgb
-
-    def heuristic_bot(self, seat: int, seed: int | None = None):
-        from .bot import policy
-        return HeuristicBot(policy, seed, name="get_on_board_heuristic")
-
-
 class GetOnBoardState(State):
     """One position of Get on Board."""
 
+    game: GetOnBoardGame
     _cl: list[int] | None = None  # cached chance outcomes (until the next action)
+    _di: tuple[int, int, int, int] | None = None  # cached dir_info() (until the next action)
 
     def __init__(self, game: GetOnBoardGame, num_players: int, _blank: bool = False):
         self.game = game
@@ -617,125 +476,23 @@ class GetOnBoardState(State):
         self.log: list[int] = []  # every marker in board order: seat * n_roads + road
         self.shape: tuple = ()
         self.shape_name = ""
-        fresh = game._fresh.get(n)
-        if fresh is None:  # first state of this player count: build and keep the fresh buffers
-            self._alloc()
-            self._rebuild()
-            game._fresh[n] = (self.obuf.copy(), [x[:] for x in self._shown])
-        else:  # _alloc with the fresh buffers
-            self.visl = [bytearray(game.n_nodes) for _ in range(n)]
-            self._lay = game.layout(n)
-            self.obuf = fresh[0].copy()
-            self._flat = _view(self.obuf)
-            self._shown = [x[:] for x in fresh[1]]
-            self._di = None
-
-    # ------------------------------------------------------------ caches
-    def _alloc(self) -> None:
-        g = self.game
-        self.visl = [bytearray(g.n_nodes) for _ in range(self.num_players)]
-        self._lay = g.layout(self.num_players)
-        self.obuf = self._lay[0].copy()  # every seat's observation, updated incrementally
-        self._flat = _view(self.obuf)
-        self._shown = [[0] * SHEET_LEN for _ in range(self.num_players)]  # sheet values in obuf
+        self.visl = [bytearray(m.n) for _ in range(n)]  # visited intersections per seat (GB-R19)
         self._di = None
 
-    def __getstate__(self) -> dict:  # pickling: the memoryview is rebuilt on load
-        d = dict(self.__dict__)
-        d.pop("_flat", None)
-        return d
-
-    def __setstate__(self, d: dict) -> None:
-        self.__dict__.update(d)
-        if "obuf" in d:
-            self._flat = _view(self.obuf)
-
-    def _mark_node(self, which: int, p: int, q: int, v: float) -> None:
-        flat = self._flat
-        for b in self._lay[which][p]:
-            flat[b + q] = v
-
+    # ------------------------------------------------------------ caches
     def _rebuild(self) -> None:
-        """Recompute the derived arrays from the canonical fields (after loading)."""
+        """Recompute the derived fields from the canonical ones (after loading)."""
         g = self.game
+        self.visl = [bytearray(g.map.n) for _ in range(self.num_players)]
         for p in range(self.num_players):
             for q in self.route[p]:
                 self.visl[p][q] = 1
-                self._mark_node(1, p, q, 1.0)
-            if self.route[p]:
-                self._mark_node(2, p, self.route[p][-1], 1.0)
-            for r in self.rroads[p]:
-                self._mark_node(3, p, r, 1.0)
-            self._type_feat(p)
-            self._sheet_feat(p)
-            if self.personal[p] >= 0:
-                self.obuf[p, g.off_obj:g.off_misc] = g.map.objective_vec[self.personal[p]]
-            self._own_feat(p)
-        if self.ph != P_DEAL:
-            self._round_feat()
+        self._di = None
         if self.ph == P_PLACE and self.cur >= 0:
             t = self.used[-1]
             self.shape_name, self.shape = g.ticket_shape[self.sheet_type[self.cur]][t]
 
-    def _sheet_feat(self, p: int) -> None:
-        """Write seat p's sheet (the fields that changed since the last write, and the running
-        public total) into every seat's view."""
-        sh = self.sheets[p]
-        old = self._shown[p]
-        if sh == old:
-            return  # nothing changed (the total is a function of the sheet, ELIM included)
-        g = self.game
-        flat = self._flat
-        bases = self._lay[4][p]
-        sc = g.sf_scale_l
-        for i in range(SHEET_LEN):
-            v = sh[i]
-            if v != old[i]:
-                old[i] = v
-                x = v * sc[i]
-                for b in bases:
-                    flat[b + i] = x
-        tot = 0.0 if self.elim[p] else g.rules.running_total(sh) * 0.01
-        k = g.sf_len - 1
-        for b in bases:
-            flat[b + k] = tot
-
-    def _sheet_feat_at(self, p: int, fields: tuple[int, ...]) -> None:
-        """:meth:`_sheet_feat` when only ``fields`` of seat p's sheet can have changed since the
-        last write (a marker of a non-eliminated seat: see GetOnBoardGame.place_fields)."""
-        sh = self.sheets[p]
-        old = self._shown[p]
-        g = self.game
-        flat = self._flat
-        bases = self._lay[4][p]
-        sc = g.sf_scale_l
-        tot_flag = g.total_flag
-        same_total = True  # only fields outside the running total changed
-        for i in fields:
-            v = sh[i]
-            if v != old[i]:
-                old[i] = v
-                x = v * sc[i]
-                for b in bases:
-                    flat[b + i] = x
-                if same_total:
-                    f = tot_flag[i]
-                    if f == -2 or (f >= 0 and sh[f]):
-                        same_total = False
-        if same_total:
-            return  # nothing changed, or the total is the one already shown
-        tot = g.rules.running_total(sh) * 0.01
-        k = g.sf_len - 1
-        for b in bases:
-            flat[b + k] = tot
-
-    def _type_feat(self, p: int) -> None:
-        st_ = self.sheet_type[p]
-        if st_:
-            for b in self._lay[4][p]:
-                self._flat[b + SHEET_LEN + st_ - 1] = 1.0
-
-    def clone(self) -> "GetOnBoardState":
+    def clone(self) -> GetOnBoardState:
         c = GetOnBoardState(self.game, self.num_players, _blank=True)
         c.ph, c.deal_i = self.ph, self.deal_i
         c.sheet_type = self.sheet_type[:]
@@ -756,10 +513,6 @@ class GetOnBoardState(State):
         c.log = self.log[:]
         c.shape, c.shape_name = self.shape, self.shape_name
         c.visl = [bytearray(v) for v in self.visl]
-        c._lay = self._lay
-        c.obuf = self.obuf.copy()
-        c._flat = _view(c.obuf)
-        c._shown = [x[:] for x in self._shown]
         c._di = self._di
         return c
 
@@ -772,12 +525,12 @@ class GetOnBoardState(State):
         for f in self._FIELDS:
             v = getattr(self, f)
             d[f] = [x[:] if isinstance(x, list) else x for x in v] if isinstance(v, list) else v
+        d["ph"] = int(self.ph)
         return d
 
     def _finish_load(self) -> None:
         """Derived fields and caches of a state whose canonical fields are set (and checked)."""
         self.shape, self.shape_name = (), ""
-        self._alloc()
         self._rebuild()
 
     # ------------------------------------------------------------ flow
@@ -846,60 +599,18 @@ class GetOnBoardState(State):
             return False
         return outcome in self._chance_list()
 
-    def is_legal(self, action: Any) -> bool:
-        """``State.is_legal`` without the mask array (same answer): integer-like actions (numpy
-        ints, 0-d int arrays) count as their int (``as_action``), anything else (bools, floats) is
-        illegal."""
-        if action.__class__ is not int:
-            action = as_action(action)
-            if action.__class__ is not int:
-                return False
-        ph = self.ph
-        if ph == P_PLACE:
-            if 0 <= action < 4:
-                return bool(self._dir_info()[3] >> action & 1)
-            return action == A_DECLINE and bool(self._dir_info()[3] & 16)
-        if ph == P_DEPART:
-            return action == A_TICKET_LOW or action == A_TICKET_HIGH
-        if ph == P_END:
-            return False
-        return action in self._chance_list()
-
-    def apply_action(self, action: Any) -> None:
-        """``State.apply_action`` with a fast path for a legal action; integer-like actions and
-        chance outcomes are applied as plain ints (``as_action``), an illegal one raises
-        IllegalActionError through the base class and leaves the state unchanged."""
-        if action.__class__ is not int:
-            action = as_action(action)
-        if action.__class__ is int and self.is_legal(action):
-            self._apply(action)
-            self._mask = None
-        else:
-            State.apply_action(self, action)
-
-    def legal_mask(self) -> np.ndarray:
-        """``State.legal_mask`` (cached until the next action; do not modify), without the detour."""
-        m = self._mask
-        if m is None:
-            ph = self.ph
-            if ph == P_PLACE:
-                m = self.game._masks[self._dir_info()[3]].copy()
-            elif ph == P_DEPART:
-                m = self.game._dep_masks.copy()
-            else:
-                m = np.zeros(NUM_ACTIONS, dtype=np.int8)
-            self._mask = m
-        return m
-
     def _legal_mask(self) -> np.ndarray:
         g = self.game
         if self.ph == P_DEPART:
             return g._dep_masks.copy()
-        return g._masks[self._dir_info()[3]].copy()
+        return g._masks[self.dir_info()[3]].copy()
 
-    def _dir_info(self) -> tuple[int, int, int, int, int]:
-        """(legal direction bits, eliminating direction bits, non-own road bits, mask index, observation
-        key) for
+    def requirement(self) -> int:
+        """REQ_* of the marker to place now (GB-R12; a green-light extra is free of the shape)."""
+        return REQ_ANY if self.extra else self.shape[self.k]
+
+    def dir_info(self) -> tuple[int, int, int, int]:
+        """(legal direction bits, eliminating direction bits, non-own road bits, mask index) for
         the marker to place now (GB-R11, GB-R13..GB-R16, GB-R19); cached until the next action.
         The mask index holds the legal directions after GB-V1 plus the decline bit (GB-V2)."""
         di = self._di
@@ -932,15 +643,9 @@ class GetOnBoardState(State):
             if safe or decline:  # GB-V1: eliminating markers only when nothing else is legal
                 eff = safe
         if decline:
-            eff |= 16
-        # 5th: the observation's per-step key (see _step_offsets)
-        di = self._di = (legal, elim, free, eff,
-                         legal | elim << 4 | req << 8 | (prev + 1) << 11 | (4 if extra else self.k) << 14)
+            eff |= DECLINE_BIT
+        di = self._di = (legal, elim, free, eff)
         return di
-
-    def _effective(self) -> int:
-        """Mask index: legal directions after GB-V1, plus the decline bit (GB-V2)."""
-        return self._dir_info()[3]
 
     def _apply(self, a: Any) -> None:
         self._di = None
@@ -961,31 +666,24 @@ class GetOnBoardState(State):
         kind, p = sched[self.deal_i]
         if kind == K_SHEET:
             self.sheet_type[p] = o
-            self._type_feat(p)
-            self._sheet_feat(p)
         elif kind == K_PERSONAL:
             self.personal[p] = o
-            self.obuf[p, g.off_obj:g.off_misc] = g.map.objective_vec[o]
         elif kind == K_COMMON:
             self.common.append(o)
         elif kind == K_TICKET:
             self.tickets[p].append(o)
             self.tickets[p].sort()
-            self._flat[p * g.observation_size + g.o_own + o - 1] = 1.0  # incremental _own_feat (no choice yet)
         else:
             self.inspector = o
         self.deal_i += 1
         if self.deal_i == len(sched):
             self.ph = P_DEPART
             self.cur = 0
-            self._round_feat()  # the public round block appears once the setup is dealt
 
     def _depart(self, a: int) -> None:
         """GB-R4: secret simultaneous departure choice, collected in seat order."""
         p = self.cur
-        c = self.choice[p] = a - A_TICKET_LOW
-        g = self.game  # incremental _own_feat: the chosen ticket
-        self._flat[p * g.observation_size + g.o_own + g.map.departures + self.tickets[p][c] - 1] = 1.0
+        self.choice[p] = a - A_TICKET_LOW
         self.cur += 1
         if self.cur < self.num_players:
             return
@@ -994,8 +692,6 @@ class GetOnBoardState(State):
             q = m.dep_node[self.tickets[p][self.choice[p]]]
             self.route[p] = [q]
             self.visl[p][q] = 1
-            self._mark_node(1, p, q, 1.0)
-            self._mark_node(2, p, q, 1.0)
         self.cur = -1
         self.ph = P_REVEAL
 
@@ -1010,23 +706,6 @@ class GetOnBoardState(State):
         self.order = [p for p in rot if not elim[p]] if True in elim else list(rot)
         self.opos = -1
         self.ph = P_PLACE
-        # incremental form of _round_feat: round counter, used/current ticket, everyone's shape
-        flat = self._flat
-        size = g.observation_size
-        r = g.o_round + len(used)
-        i_used = g.o_round + g.i_used + t - 1
-        i_cur = g.o_round + g.i_cur + t - 1
-        i_shape = g.o_round + g.i_shape
-        ns = len(g.shape_names)
-        shp = [g.shape_idx[st_][t] for st_ in self.sheet_type]
-        for seat in range(n):
-            b = seat * size
-            flat[b + r - 1] = 0.0
-            flat[b + r] = 1.0
-            flat[b + i_used] = 1.0
-            flat[b + i_cur] = 1.0
-            for rel in range(n):
-                flat[b + i_shape + rel * ns + shp[(seat + rel) % n]] = 1.0
         self._next_turn()
 
     def _next_turn(self) -> None:
@@ -1047,11 +726,11 @@ class GetOnBoardState(State):
     def _settle(self) -> None:
         """Resolve non-choices: no legal marker ends the turn (GB-R18, GB-R22) or eliminates (GB-R17)."""
         self._di = None
-        if self._dir_info()[3] & 15:
+        if self.dir_info()[3] & 15:
             return  # a marker can be placed: a real decision (decline alone is never asked)
         p = self.cur
         if not self.extra:
-            free = self._dir_info()[2]
+            free = self.dir_info()[2]
             if not free:  # GB-R17: every road from the end is already an own road
                 self._eliminate(p)
         self._next_turn()
@@ -1059,7 +738,6 @@ class GetOnBoardState(State):
     def _eliminate(self, p: int) -> None:
         self.elim[p] = True
         self.sheets[p][ELIM] = 1
-        self._sheet_feat(p)
 
     def _place(self, a: int) -> None:
         if a == A_DECLINE:  # GB-V2
@@ -1087,26 +765,15 @@ class GetOnBoardState(State):
         self.rroads[p].append(r)
         self.log.append(p * m.r + r)
         self._di = None
-        flat = self._flat
         vis = self.visl[p]
         if vis[q]:  # GB-R19: back on the own route -> eliminated at once
-            for bv, be, br in self._lay[5][p]:
-                flat[br + r] = 1.0
-                flat[be + e] = 0.0
-                flat[be + q] = 1.0
             self._eliminate(p)
             self._next_turn()
             return
         vis[q] = 1
-        for bv, be, br in self._lay[5][p]:
-            flat[br + r] = 1.0
-            flat[be + e] = 0.0
-            flat[be + q] = 1.0
-            flat[bv + q] = 1.0
         code = m.code[q]
         if code:
             g.rules.reach(sh, code, m.star[q])
-        self._sheet_feat_at(p, g.place_fields[code])
         if extra:
             if m.green[q]:  # GB-R22: chained extras
                 self._settle()
@@ -1144,7 +811,6 @@ class GetOnBoardState(State):
                 val = g.comp["common_first_value"] if (g.solo or not claimed[j]) else g.comp["common_later_value"]
                 for p in met:
                     sheets[p][C0 + j] = val
-                    self._sheet_feat(p)
                 claimed[j] = True
         self.cur = -1
         self.order = []
@@ -1152,9 +818,8 @@ class GetOnBoardState(State):
         self.k, self.prev, self.extra = 0, -1, False
         self.shape, self.shape_name = (), ""
         alive = False in elim
-        old_insp = self.inspector
         if alive:
-            i = old_insp
+            i = self.inspector
             for _ in range(n):
                 i = (i + 1) % n
                 if not elim[i]:
@@ -1164,29 +829,6 @@ class GetOnBoardState(State):
             self.ph = P_END
         else:
             self.ph = P_REVEAL
-        # incremental form of _round_feat: no current ticket/shapes, inspector, claimed objectives
-        flat = self._flat
-        size = g.observation_size
-        t = self.used[-1]
-        i_cur = g.o_round + g.i_cur + t - 1
-        i_insp = g.o_round + g.i_insp
-        i_shape = g.o_round + g.i_shape
-        i_claim = g.o_round + g.i_claim
-        ns = len(g.shape_names)
-        shp = [g.shape_idx[st_][t] for st_ in self.sheet_type]
-        insp = self.inspector
-        common = self.common
-        for seat in range(n):
-            b = seat * size
-            flat[b + i_cur] = 0.0
-            for rel in range(n):  # the shapes written by _reveal
-                flat[b + i_shape + rel * ns + shp[(seat + rel) % n]] = 0.0
-            flat[b + i_insp + (old_insp - seat) % n] = 0.0
-            flat[b + i_insp + (insp - seat) % n] = 1.0
-            for j, c in enumerate(common):
-                if claimed[j]:
-                    flat[b + i_claim + c] = 1.0
-
     # ------------------------------------------------------------ results
     def personal_met(self, p: int) -> bool:
         """GB-R37: the route reached all three lettered intersections of the card."""
@@ -1217,73 +859,7 @@ class GetOnBoardState(State):
         best = max(s[p] for p in alive)
         return [p for p in alive if s[p] == best]
 
-    # ------------------------------------------------------------ information
-    def observation(self, seat: int) -> np.ndarray:
-        """Flat float32 (spec section 6): static map, every route / route end / road marker
-        (me first, then clockwise), every sheet, own personal objective, round data, and the
-        current sub-step (marker index, previous direction, requirement, which directions would
-        deviate or eliminate). Round data are kept up to date incrementally in ``obuf``."""
-        out = self.obuf[seat].copy()
-        g = self.game
-        ph = self.ph
-        cur = self.cur
-        if ph == P_PLACE and cur == seat:
-            key = self._dir_info()[4]
-            offs = g._step_tbl.get(key)
-            if offs is None:
-                offs = g._step_tbl[key] = g.step_offsets(key)
-            for o in offs:
-                out[o] = 1.0
-            return out
-        b = g.off_misc
-        out[b + ph] = 1.0
-        if cur >= 0:
-            out[b + g.s_cur + (cur - seat) % self.num_players] = 1.0
-        return out
-
-    def _round_feat(self) -> None:
-        """Write the per-round public block (round, tickets, inspector, shapes, objectives) into
-        every seat's buffer."""
-        g = self.game
-        n = self.num_players
-        base = g.o_round
-        blk = np.zeros(g.round_len, dtype=np.float32)
-        blk[len(self.used)] = 1.0  # round counter (0 before the first round)
-        for t in self.used:
-            blk[g.i_used + t - 1] = 1.0
-        placing = self.ph == P_PLACE
-        if placing:
-            blk[g.i_cur + self.used[-1] - 1] = 1.0
-        for j, c in enumerate(self.common):
-            blk[g.i_common + c] = 1.0
-            if self.claimed[j]:
-                blk[g.i_claim + c] = 1.0
-        ns = len(g.shape_names)
-        flat = self._flat
-        size = g.observation_size
-        shp = [g.shape_idx[self.sheet_type[p]][self.used[-1]] for p in range(n)] if placing else None
-        for seat in range(n):
-            b = seat * size + base
-            flat[b:b + g.round_len] = blk
-            if self.inspector >= 0:
-                flat[b + g.i_insp + (self.inspector - seat) % n] = 1.0
-            if placing:
-                for rel in range(n):
-                    flat[b + g.i_shape + rel * ns + shp[(seat + rel) % n]] = 1.0
-
-    def _own_feat(self, p: int) -> None:
-        """Seat p's private block: its departure tickets and its own choice."""
-        g = self.game
-        D_ = g.map.departures
-        base = g.o_own
-        row = self.obuf[p]
-        row[base:base + g.own_len] = 0.0
-        for t in self.tickets[p]:
-            row[base + t - 1] = 1.0
-        if self.choice[p] >= 0:
-            row[base + D_ + self.tickets[p][self.choice[p]] - 1] = 1.0
-
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> "GetOnBoardState":
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> GetOnBoardState:
         """Re-deal what ``seat`` cannot know: the others' personal objectives, the others'
         departure tickets (only their chosen ticket is public once the pawns are revealed) and
         their pending departure commits. The round deck is drawn ticket by ticket, so it holds
@@ -1327,9 +903,6 @@ class GetOnBoardState(State):
                 if s.choice[j] >= 0:
                     s.choice[j] = int(rng.integers(len(s.tickets[j])))
         s._cl = None
-        for j in others:
-            s.obuf[j, g.off_obj:g.off_misc] = g.map.objective_vec[s.personal[j]] if s.personal[j] >= 0 else 0.0
-            s._own_feat(j)
         return s
 
     # ------------------------------------------------------------ checks and text
@@ -1544,28 +1117,21 @@ class GetOnBoardState(State):
                   f"and prev={self.prev} the direction of the last shape marker (GB-R22)")
 
     def check_invariants(self) -> None:
-        """The canonical fields (``_check_fields``), a marker to place in phase 'place', the caches
-        (visited intersections, observation buffers: equal to a rebuild from the saved fields) and
-        the scores."""
+        """The canonical fields (``_check_fields``), a marker to place in phase 'place', the derived
+        fields (visited intersections, the turn's shape: equal to a rebuild from the saved fields)
+        and the scores."""
         self._check_fields()
         g = self.game
         m = g.map
-        rules = g.rules
         n = self.num_players
         for p in range(n):
             assert bytes(self.visl[p]) == bytes(1 if q in set(self.route[p]) else 0 for q in range(m.n))
-            assert np.array_equal(self.obuf[p, g.off_vis:g.off_vis + m.n],
-                                  np.frombuffer(bytes(self.visl[p]), dtype=np.uint8).astype(np.float32))
-            tot = 0 if self.elim[p] else rules.total(self.sheets[p], False)
-            b = g.off_sf
-            assert self.obuf[p, b + g.sf_len - 1] == np.float32(tot * 0.01)
-            assert np.array_equal(self.obuf[p, b:b + SHEET_LEN], np.asarray(self.sheets[p], np.float32) * g.sf_scale)
         if self.ph == P_PLACE:  # GB-R11, GB-R18: a turn with no legal marker has ended by itself
-            _need(self._effective() & 15, "cur", f"seat {self.cur} has no legal marker to place (GB-R11)")
-        # the incremental observation buffers equal a rebuild from scratch
+            _need(self.dir_info()[3] & 15, "cur", f"seat {self.cur} has no legal marker to place (GB-R11)")
+        # the derived fields equal a rebuild from the saved ones
         fresh = g._build(dict(self._to_dict(), num_players=n))
         fresh._finish_load()
-        assert np.array_equal(fresh.obuf, self.obuf), "incremental observation differs from a rebuild"
+        assert fresh.visl == self.visl and fresh.shape == self.shape, "derived fields differ from a rebuild"
         sc = self.scores()
         for p in range(n):
             if self.elim[p]:
@@ -1592,7 +1158,3 @@ class GetOnBoardState(State):
                     return f"{DIR_NAMES[a]} to {m.ids[q]}"
             return DIR_NAMES[a]
         return f"action {a}"
-
-    def __str__(self) -> str:
-        from .render import render_text
-        return render_text(self)

@@ -7,8 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from boardzoo.envs import make_game
-from boardzoo.envs.get_on_board.rules import (P_DEPART, P_END, P_PLACE, P_REVEAL, GetOnBoardState, new_sheet,
-                                              TR, TZ)
+from boardzoo.envs.get_on_board.rules import P_DEPART, P_END, P_PLACE, P_REVEAL, TR, TZ, GetOnBoardState, new_sheet
 
 DIRS = {"N": 0, "E": 1, "S": 2, "W": 3}
 

@@ -10,7 +10,8 @@ from pettingzoo.test import api_test
 
 from boardzoo.envs import make, make_game
 from boardzoo.envs.get_on_board.data import REQ_ANY, REQ_STRAIGHT, REQ_TURN
-from boardzoo.envs.get_on_board.rules import P_DEPART, P_PLACE, SHEET_LEN, TZ
+from boardzoo.envs.get_on_board.encoder import SHEET_DIVISORS
+from boardzoo.envs.get_on_board.rules import P_DEAL, P_DEPART, P_PLACE, SHEET_FIELDS, TZ
 
 
 def _random_states(opts, n, games, seed, every=1):
@@ -90,73 +91,80 @@ def test_GB_V1_never_walk_into_elimination_unless_forced():
 
 
 def reference_observation(st, seat: int) -> np.ndarray:
-    """Plain (non-incremental) encoder from the public fields and the seat's own secrets."""
+    """Plain (non-incremental) encoder from the public fields and the seat's own secrets, writing
+    each named block of the layout (RULES.md, "Observation layout")."""
     g = st.game
     m = g.map
     n = st.num_players
-    N, R = m.n, m.r
-    rel = [(seat + i) % n for i in range(n)]
-    vis = np.zeros((g.maxp, N), np.float32)
-    end = np.zeros((g.maxp, N), np.float32)
-    road = np.zeros((g.maxp, R), np.float32)
-    sf = np.zeros((g.maxp, g.sf_len), np.float32)
-    for k, p in enumerate(rel):
+    blocks = {name: (off, length) for name, off, length in g.observation_layout()}
+    o = np.zeros(g.observation_size, np.float32)
+
+    def put(name, i, value=1.0):
+        off, length = blocks[name]
+        assert 0 <= i < length, (name, i)
+        o[off + i] = value
+
+    for q in range(m.n):  # static map: code one-hot (g s S t m M b O), star, green, departure, letter
+        if m.code[q]:
+            put("map.intersections", q * 12 + m.code[q] - 1)
+        put("map.intersections", q * 12 + 8, m.star[q])
+        put("map.intersections", q * 12 + 9, m.green[q])
+        put("map.intersections", q * 12 + 10, q in m.dep_node.values())
+        put("map.intersections", q * 12 + 11, bool(m.letter[q]))
+    for r in range(m.r):
+        put("map.black_roads", r, m.black[r])
+    for k in range(n):
+        p = (seat + k) % n
         for q in st.route[p]:
-            vis[k, q] = 1
+            put(f"route.visited.p{k}", q)
         if st.route[p]:
-            end[k, st.route[p][-1]] = 1
+            put(f"route.end.p{k}", st.route[p][-1])
         for r in st.rroads[p]:
-            road[k, r] = 1
-        sf[k, :SHEET_LEN] = np.asarray(st.sheets[p], np.float32) * g.sf_scale
+            put(f"road_markers.p{k}", r)
+        for f, name in enumerate(SHEET_FIELDS):
+            put(f"sheet.p{k}", f, np.float32(st.sheets[p][f]) * np.float32(1 / SHEET_DIVISORS[name]))
         if st.sheet_type[p]:
-            sf[k, SHEET_LEN + st.sheet_type[p] - 1] = 1
-        sf[k, -1] = 0 if st.elim[p] else g.rules.total(st.sheets[p], False) * 0.01
-    obj = np.zeros(N, np.float32)
+            put(f"sheet_type.p{k}", st.sheet_type[p] - 1)
+        put(f"running_total.p{k}", 0, 0 if st.elim[p] else g.rules.total(st.sheets[p], False) * 0.01)
     if st.personal[seat] >= 0:
-        obj[m.objectives[st.personal[seat]]] = 1
-    step = np.zeros(g.step_len, np.float32)
-    step[st.ph] = 1
+        for q in m.objectives[st.personal[seat]]:
+            put("personal_objective", q)
+    put("step.phase", st.ph)
     if st.cur >= 0:
-        step[6 + (st.cur - seat) % n] = 1
+        put("step.current_player", (st.cur - seat) % n)
         if st.ph == P_PLACE and st.cur == seat:
-            i = 6 + g.maxp
             req = REQ_ANY if st.extra else st.shape[st.k]
             if st.extra:
-                step[5] = 1
+                put("step.green_light_extra", 0)
             else:
-                step[i + st.k] = 1
-            step[i + 4 + st.prev] = 1
-            step[i + 8 + req] = 1
+                put("step.marker_index", st.k)
+            put("step.previous_direction", 1 + st.prev)
+            put("step.requirement", req)
             cands, elim = reference_moves(st)
             for d in cands:  # flags cover every legal road, masked eliminating ones included
-                step[i + 12 + d] = (req == REQ_STRAIGHT and d != st.prev) or (req == REQ_TURN and d == st.prev)
-                step[i + 16 + d] = d in elim
-    rnd = np.zeros(g.round_len, np.float32)
-    if st.ph != 0:
-        rnd[len(st.used)] = 1
-        i = g.rounds + 1
+                put("step.would_deviate", d,
+                    (req == REQ_STRAIGHT and d != st.prev) or (req == REQ_TURN and d == st.prev))
+                put("step.would_eliminate", d, d in elim)
+    if st.ph != P_DEAL:
+        put("round.number", len(st.used))
         for t in st.used:
-            rnd[i + t - 1] = 1
-        i += g.tickets
+            put("round.used_tickets", t - 1)
         if st.ph == P_PLACE:
-            rnd[i + st.used[-1] - 1] = 1
-        i += g.tickets
-        rnd[i + (st.inspector - seat) % n] = 1
-        i += g.maxp
+            put("round.current_ticket", st.used[-1] - 1)
+        put("round.inspector", (st.inspector - seat) % n)
         if st.ph == P_PLACE:
-            for k, p in enumerate(rel):
+            for k in range(n):
+                p = (seat + k) % n
                 nm = g.ticket_shape[st.sheet_type[p]][st.used[-1]][0]
-                rnd[i + k * len(g.shape_names) + g.shape_names.index(nm)] = 1
-        i += len(g.shape_names) * g.maxp
+                put(f"round.shape.p{k}", g.shape_names.index(nm))
         for j, c in enumerate(st.common):
-            rnd[i + c] = 1
-            rnd[i + len(g.commons) + c] = st.claimed[j]
-    own = np.zeros(2 * m.departures, np.float32)
+            put("round.common_objectives", c)
+            put("round.common_claimed", c, st.claimed[j])
     for t in st.tickets[seat]:
-        own[t - 1] = 1
+        put("own.departure_tickets", t - 1)
     if st.choice[seat] >= 0:
-        own[m.departures + st.tickets[seat][st.choice[seat]] - 1] = 1
-    return np.concatenate([m.static_obs, vis.ravel(), end.ravel(), road.ravel(), sf.ravel(), obj, step, rnd, own])
+        put("own.departure_choice", st.tickets[seat][st.choice[seat]] - 1)
+    return o
 
 
 @pytest.mark.parametrize("n", [1, 2, 3])
@@ -176,7 +184,7 @@ def test_GB_V4_solo_through_the_pettingzoo_api():
     api_test(env, num_cycles=200)
     env.reset(seed=1)
     rng = np.random.default_rng(1)
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, rew, term, trunc, _ = env.last()
         if term or trunc:
             final = rew

@@ -9,14 +9,63 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from gob_helpers import (DIRS, FIVE_GRANDMAS_FROM_23, FIVE_GRANDMAS_FROM_61, LOOP_FROM_97, P_END, P_PLACE, P_REVEAL,
-                         TR, TZ, finish_round, force_route, go, ids, legal_dirs, start, tiny_map)
+from gob_helpers import (
+    DIRS,
+    FIVE_GRANDMAS_FROM_23,
+    FIVE_GRANDMAS_FROM_61,
+    LOOP_FROM_97,
+    P_END,
+    P_PLACE,
+    P_REVEAL,
+    TR,
+    TZ,
+    finish_round,
+    force_route,
+    go,
+    ids,
+    legal_dirs,
+    start,
+    tiny_map,
+)
 
 from boardzoo.envs import ConfigError, make_game
-from boardzoo.envs.get_on_board.rules import (B0, B1, BS0, BS1, BS2, C0, C1, GR, IN, ND, NL, OSTAR, SC, SD, SL,
-                                              SSTAR, ST, T0, T1, T2, TS0, TS1, TS2, A_DECLINE, new_sheet)
-from boardzoo.envs.get_on_board.data import (C_DARK, C_GRANDMA, C_LIGHT, C_OFFICE, C_SCHOOL, C_STUDENT, C_TOURIST,
-                                             C_WORKER)
+from boardzoo.envs.get_on_board.data import (
+    C_DARK,
+    C_GRANDMA,
+    C_LIGHT,
+    C_OFFICE,
+    C_SCHOOL,
+    C_STUDENT,
+    C_TOURIST,
+    C_WORKER,
+)
+from boardzoo.envs.get_on_board.rules import (
+    A_DECLINE,
+    B0,
+    B1,
+    BS0,
+    BS1,
+    BS2,
+    C0,
+    C1,
+    GR,
+    IN,
+    ND,
+    NL,
+    OSTAR,
+    SC,
+    SD,
+    SL,
+    SSTAR,
+    ST,
+    T0,
+    T1,
+    T2,
+    TS0,
+    TS1,
+    TS2,
+    new_sheet,
+)
 
 
 def rules(**opts):
@@ -514,7 +563,7 @@ def test_GB_R37_personal_objective():
                      [23, 13, 12, 22, 32, 42, 43, 44, 45, 55, 65, 75, 85, 84, 83, 82, 92])
     assert st.personal_met(0)
     d = st.to_dict()
-    d["ph"], d["used"] = P_END, list(range(1, 13))  # the same route at the end of the game
+    d["ph"], d["used"] = int(P_END), list(range(1, 13))  # the same route at the end of the game
     end = st.game.state_from_dict(d)
     assert end.breakdown(0)["personal"] == 10
     assert st.breakdown(0)["personal"] == 0  # counted only at the end
@@ -576,7 +625,7 @@ def test_GB_R43_highest_non_eliminated_wins_ties_shared():
     st = force_route(st, 1, [61, 62])  # a grandma: 1 point
     st = force_route(st, 2, LOOP_FROM_97)  # a grandma, a worker, a tourist, then eliminated (GB-R19)
     d = st.to_dict()
-    d["ph"], d["used"] = P_END, list(range(1, 13))
+    d["ph"], d["used"] = int(P_END), list(range(1, 13))
     end = st.game.state_from_dict(d)
     assert end.game.rules.total(end.sheets[2], True) > 1 and end.scores() == [1, 1, 0]
     assert end.winners() == [0, 1]
@@ -601,21 +650,25 @@ def test_GB_R44_last_player_standing_plays_on():
 def test_GB_R45_public_sheets_secret_personal_objectives():
     st = start(n=2, personals=(0, 3))
     g = st.game
+    blocks = {name: (off, length) for name, off, length in g.observation_layout()}
+
+    def block(obs, name):
+        off, length = blocks[name]
+        return obs[off:off + length]
+
     o0 = st.observation(0)
-    own = o0[g.off_obj:g.off_misc]
+    own = block(o0, "personal_objective")
     assert own.sum() == 3 and own[g.map.idx[12]] == 1  # own letters a, f, k
     assert np.array_equal(st.resample_hidden(0, np.random.default_rng(1)).observation(0), o0)
-    other = st.clone()
-    other.personal[1] = 4
-    other._rebuild()
+    d = st.to_dict()
+    d["personal"][1] = 4
+    other = g.state_from_dict(d)
     assert np.array_equal(other.observation(0), o0)  # the other's card is invisible
     st.apply_action(4)
     go(st, "S")  # P0 moves: P1 sees it
     o1 = st.observation(1)
-    slot = g.off_vis + 1 * g.n_nodes  # P0 is "next" from P1's seat
-    assert o1[slot + g.map.idx[33]] == 1
-    sheet_slot = g.off_sf + 1 * g.sf_len
-    assert o1[sheet_slot + GR] > 0  # P0's grandma is public
+    assert block(o1, "route.visited.p1")[g.map.idx[33]] == 1  # P0 is "next" from P1's seat
+    assert block(o1, "sheet.p1")[GR] > 0  # P0's grandma is public
 
 
 # ---------------------------------------------------------------- variants
@@ -674,7 +727,7 @@ def test_GB_V4_solo_practice():
     finish_round(st)
     assert st.sheets[1][C0] == 10
     d = s.to_dict()
-    d["ph"], d["used"] = P_END, d["used"] + [t for t in range(1, 13) if t not in d["used"]]
+    d["ph"], d["used"] = int(P_END), d["used"] + [t for t in range(1, 13) if t not in d["used"]]
     assert s.game.state_from_dict(d).returns() == [pytest.approx(s.game.state_from_dict(d).scores()[0] * 0.01)]
 
 
