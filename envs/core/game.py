@@ -224,6 +224,10 @@ class Game:
             state.check_invariants()
         except AssertionError as e:
             raise StateError(f"saved {self.env_id} state breaks an invariant of the game: {e}") from None
+        except BoardZooError:
+            raise
+        except Exception as e:  # an invariant check that tripped over the damage itself
+            raise StateError(f"saved {self.env_id} state is inconsistent ({type(e).__name__}: {e})") from None
         _check_playable(state)
         back = state.to_dict()
         where = first_difference(back, data)
@@ -266,6 +270,10 @@ class State:
     game: Game
     num_players: int
     _mask: np.ndarray | None = None
+    encoder_cache: Any = None
+    """Free for the game's encoder (an incremental observation cache it alone reads and writes;
+    a clone or a loaded state starts without one). Declared here so no game writes it through
+    ``__dict__``."""
 
     # ----------------------------------------------------------------- hooks
     def current_player(self) -> int:

@@ -19,6 +19,8 @@ from .errors import StateError
 
 
 def _show(value: Any) -> str:
+    if isinstance(value, (list, dict, str)) and len(value) > 20:  # never repr a size bomb
+        return f"<{type(value).__name__} of {len(value)} items>"
     r = repr(value)
     return r if len(r) <= 60 else r[:57] + "..."
 
