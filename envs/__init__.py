@@ -10,7 +10,7 @@ from __future__ import annotations
 from .core.game import CHANCE, TERMINAL, BoardZooError, ConfigError, IllegalActionError, StateError
 from .core.registry import game_class, make, make_game, names, register
 
-register("hidden_castle_v0", "boardzoo.envs.hidden_castle.rules:HiddenCastleGame")
+register("hidden_castle_v0", "boardzoo.envs.hidden_castle:SPEC")
 register("downforce_v0", "boardzoo.envs.downforce.rules:DownforceGame")
 register("hydropolis_v0", "boardzoo.envs.hydropolis.rules:HydropolisGame")
 register("voll_verplant_v0", "boardzoo.envs.voll_verplant.rules:VollVerplantGame")
