@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .components import FREE, NUMBER, TRANSFER
+from .data import FREE, NUMBER, TRANSFER
 from .rules import A_FREE, A_TRANSFER, VollVerplantState
 
 AVG_CROSSES = 3.6    # expected crosses a future window yields

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .components import MAX_LINES, MAX_PLAYERS, MAX_STATIONS
+from .data import MAX_LINES, MAX_PLAYERS, MAX_STATIONS
 
 H_TYPE = 0
 H_VALUE = 4

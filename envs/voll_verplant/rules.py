@@ -13,7 +13,11 @@ cross station ``id`` for a Free ride (80 alone means "nothing" on a full sheet).
 Chance: the deck is dealt card by card (outcome = card kind index of the deck data, probability
 = its share of the unseen cards), so there is no stored deck order to hide.
 
-Version history: v0 first release.
+Version history: v0 first release. Data files moved to ``data/maps/<name>.json`` and
+``data/decks/<name>.json`` (issue 12); options ``map``/``deck`` are resolved by core
+``resolve_data``: a bare name (lower-case letters, digits, ``_``) is bundled, anything else is a
+path, a relative one against the working directory as before (a path without ``.json`` is now a
+path too, and a name with other characters is no longer looked up as bundled). Behaviour unchanged.
 """
 from __future__ import annotations
 
@@ -25,7 +29,7 @@ from ..core.bots import HeuristicBot
 from ..core.game import CHANCE, TERMINAL, Game, Option, State, as_action
 from ..core.schema import Bool, Dict, Int, List, Map, Spec, Str, Tuple
 from . import encoder as E
-from .components import (EXPRESS, FREE, MAX_LINES, MAX_PLAYERS, MAX_STATIONS, NUMBER, TRANSFER, load_deck,
+from .data import (EXPRESS, FREE, MAX_LINES, MAX_PLAYERS, MAX_STATIONS, NUMBER, TRANSFER, load_deck,
                          load_map)
 
 NUM_ACTIONS = 144
@@ -48,9 +52,9 @@ class VollVerplantGame(Game):
         "penalty_rounding": Option("floor", "VV-V1: empty stations / 2 rounded down or up",
                                    choices=("floor", "ceil")),
         "allow_short_moves": Option(True, "VV-V2: cross fewer than the card value (official)"),
-        "map": Option("metro1", "VV-V3: bundled map name (map_<name>.json) or a path to a map file",
+        "map": Option("metro1", "VV-V3: bundled map name (data/maps/<name>.json) or a path to a map file",
                       type=str),
-        "deck": Option("standard", "VV-V3: bundled deck name (deck_<name>.json) or a path to a deck file",
+        "deck": Option("standard", "VV-V3: bundled deck name (data/decks/<name>.json) or a path to a deck file",
                        type=str),
         "observe_opponent_sheets": Option(True, "VV-V4: observations show the other sheets"),
     }

@@ -5,7 +5,7 @@ import numpy as np
 
 from boardzoo.envs.voll_verplant.rules import VollVerplantGame
 
-# card kinds of the standard deck (deck_standard.json, in file order)
+# card kinds of the standard deck (data/decks/standard.json, in file order)
 CARD = {"3": 0, "4": 1, "5": 2, "6": 3, "x2": 4, "x3": 5, "T": 6, "F": 7}
 LINES = "ABCDEFGHIJ"
 

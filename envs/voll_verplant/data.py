@@ -1,19 +1,23 @@
 """Component data of Voll verplant: subway maps and card decks (JSON files, validated on load).
 
-A map file (``map_<name>.json`` beside this module, or any path) holds
+A map file (bundled: ``data/maps/<name>.json``; or any path) holds
 ``{"name", "lines": [{"name", "windows", "bonus_first", "bonus_other", "stations": [ids start -> end],
-"color"?}], "layout"?: {"<id>": [x, y]}}``; a deck file (``deck_<name>.json``) holds
+"color"?}], "layout"?: {"<id>": [x, y]}}``; a deck file (bundled: ``data/decks/<name>.json``) holds
 ``{"name", "cards": [{"type": number|express|transfer|free, "value"?, "count", "shuffle"?}]}``.
 Adding a city map or a published deck list is a new data file only (VV-V3).
+
+Options ``map`` / ``deck`` name a bundled file (lower-case letters, digits, ``_``) or a path to a
+JSON file, resolved by core ``resolve_data`` (a relative path against the working directory, as
+before). Loaders are cached per file version with ``functools.cache``.
 """
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from ..core.data import load_json
+from ..core.data import load_json, resolve_data
 from ..core.game import ConfigError
 
 MAX_LINES = 10      # action space padding (spec section 6)
@@ -35,19 +39,8 @@ DECK_SCHEMA = {
 CARD_TYPES = ("number", "express", "transfer", "free")
 NUMBER, EXPRESS, TRANSFER, FREE = range(4)
 
-_HERE = Path(__file__).resolve().parent
-_CACHE: dict[tuple[str, str], Any] = {}
-
 DEFAULT_COLORS = ["#d7263d", "#f49d37", "#1b998b", "#3f88c5", "#8e44ad", "#8d6e63", "#e84393",
                   "#2e7d32", "#c9a227", "#607d8b"]
-
-
-def _resolve(kind: str, ref: str) -> Path:
-    """A bundled name (``metro1`` -> ``map_metro1.json``) or a path to a JSON file."""
-    p = Path(ref)
-    if ref.endswith(".json"):
-        return p if p.is_absolute() else Path.cwd() / p
-    return _HERE / f"{kind}_{ref}.json"
 
 
 def _hex(c: str, where: str) -> tuple[int, int, int]:
@@ -231,30 +224,31 @@ class DeckData:
         return s + (" [shuffle]" if self.kind_shuffle[k] else "")
 
 
+@cache
+def _map_file(path: Path, stamp: tuple[int, int]) -> MapData:
+    return MapData(load_json(path.parent, path.name, MAP_SCHEMA), path.name)
+
+
+@cache
+def _deck_file(path: Path, stamp: tuple[int, int]) -> DeckData:
+    return DeckData(load_json(path.parent, path.name, DECK_SCHEMA), path.name)
+
+
 def load_map(ref: str) -> MapData:
-    """The map of option ``map`` (a bundled name or a JSON path), validated and cached."""
-    path = _resolve("map", ref)
-    key = ("map", str(path))
-    if key not in _CACHE:
-        try:
-            data = load_json(_HERE, str(path), MAP_SCHEMA)
-        except ConfigError as e:
-            raise ConfigError(f"option map={ref!r}: {e}") from None
-        try:
-            _CACHE[key] = MapData(data, path.name)
-        except ConfigError as e:
-            raise ConfigError(f"option map={ref!r}: {e}") from None
-    return _CACHE[key]
+    """The map of option ``map`` (a bundled name or a JSON path), validated; cached per file version."""
+    path = resolve_data(__file__, "maps", ref, option="map")
+    st = path.stat()
+    try:
+        return _map_file(path, (st.st_mtime_ns, st.st_size))
+    except ConfigError as e:
+        raise ConfigError(f"option map={ref!r}: {e}") from None
 
 
 def load_deck(ref: str) -> DeckData:
-    """The deck of option ``deck`` (a bundled name or a JSON path), validated and cached."""
-    path = _resolve("deck", ref)
-    key = ("deck", str(path))
-    if key not in _CACHE:
-        try:
-            data = load_json(_HERE, str(path), DECK_SCHEMA)
-            _CACHE[key] = DeckData(data, path.name)
-        except ConfigError as e:
-            raise ConfigError(f"option deck={ref!r}: {e}") from None
-    return _CACHE[key]
+    """The deck of option ``deck`` (a bundled name or a JSON path), validated; cached per file version."""
+    path = resolve_data(__file__, "decks", ref, option="deck")
+    st = path.stat()
+    try:
+        return _deck_file(path, (st.st_mtime_ns, st.st_size))
+    except ConfigError as e:
+        raise ConfigError(f"option deck={ref!r}: {e}") from None
