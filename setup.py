@@ -1,5 +1,6 @@
-"""Maps the top-level folders envs/, training/ and checkpoints/ onto boardzoo.envs,
-boardzoo.training and boardzoo.checkpoints (the shipped bots, as package data).
+"""Maps the top-level folders envs/, training/, integrations/ and checkpoints/ onto boardzoo.envs,
+boardzoo.training, boardzoo.integrations (framework integrations, each behind its own extra) and
+boardzoo.checkpoints (the shipped bots, as package data).
 
 Everything else lives in pyproject.toml; the package list and the package data are computed here,
 because the subpackages of a mapped folder (every game, every shipped bot) cannot be listed
@@ -14,7 +15,7 @@ BOT_EXCLUDE = ["eval_*"]   # evaluation records stay in the repository; the card
 packages, package_dir = [], {}
 package_data, exclude = {"": DATA}, {}   # "": every package
 for folder, name in (("envs", "boardzoo.envs"), ("training", "boardzoo.training"),
-                     ("checkpoints", "boardzoo.checkpoints")):
+                     ("integrations", "boardzoo.integrations"), ("checkpoints", "boardzoo.checkpoints")):
     package_dir[name] = folder
     packages.append(name)
     for sub in find_namespace_packages(folder, exclude=["*__pycache__*"]):  # data folders too

@@ -30,12 +30,18 @@ def _options(text: str | None) -> dict | None:
 
 def cmd_train(a: argparse.Namespace) -> None:
     from .config import load_config
-    from .train import train
 
     cfg = load_config(a.config)
     if a.steps is not None:
         cfg.total_steps = a.steps
-    run = train(
+    if cfg.backend == "rllib":
+        try:
+            from boardzoo.integrations.rllib import train as backend
+        except ImportError as e:
+            raise BoardZooError(f"backend: rllib needs Ray RLlib: pip install 'boardzoo[rllib]' ({e})") from None
+    else:
+        from . import train as backend  # type: ignore[no-redef]
+    run = backend.train(
         cfg, config_path=a.config, run_dir=a.run_dir, resume=a.resume, force=a.force, progress=not a.no_progress
     )
     print(f"run written to {run} (log.csv, curve.png); export it with: boardzoo export {run}")
@@ -99,7 +105,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="boardzoo", description="BoardZoo: train, export, evaluate and play bots.")
     sub = p.add_subparsers(dest="cmd", required=True)
 
-    t = sub.add_parser("train", help="self-play MaskablePPO from a config (configs/<env_id>.yaml)")
+    t = sub.add_parser(
+        "train",
+        help="self-play PPO from a config (backend sb3: MaskablePPO; backend rllib: Ray RLlib, local or cluster)",
+    )
     t.add_argument("config")
     t.add_argument("--run-dir", default=None, help="run folder (default runs/<config stem>)")
     t.add_argument("--resume", action="store_true", help="continue the run in the run folder")

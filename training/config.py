@@ -106,6 +106,32 @@ class BCConfig:
 
 
 @dataclass
+class RLlibConfig:
+    """``backend: rllib`` settings (boardzoo.integrations.rllib; the ``rllib`` extra)."""
+
+    address: str | None = None
+    """null: start a local Ray instance; "auto": the cluster this node joined (ray start);
+    "ray://host:10001": through Ray Client"""
+    num_env_runners: int = 1
+    """env runner actors sampling games (one CPU each); 0 samples in the learner's process"""
+    num_envs_per_env_runner: int = 1
+    """envs stepped by each env runner"""
+    num_learners: int = 0
+    """0: the learner runs in the ``boardzoo train`` process; N: N remote learner actors"""
+    num_cpus: int | None = None
+    """local Ray only: CPUs Ray may use (null: this machine's count, at least num_env_runners + 1)"""
+    train_batch_size: int | None = None
+    """learner decisions per PPO update (null: ppo.n_steps * n_envs, the SB3 rollout size)"""
+    learner_seats: str = "one"
+    """one: the learner takes one random seat per game, the pool plays the others (as the SB3 trainer);
+    all: every seat is the learner (mirror self-play)"""
+    mode: str = "aec"
+    """aec: one deciding seat per env step; parallel: every deciding seat of a simultaneous node at once"""
+    sample_timeout_s: float = 300.0
+    """how long the learner waits for the env runners' samples per iteration"""
+
+
+@dataclass
 class TrainConfig:
     env_id: str
     """registered env id (boardzoo.envs.names())"""
@@ -125,11 +151,14 @@ class TrainConfig:
     """subproc (one process per env) or dummy (in-process)"""
     run_dir: str | None = None
     """where runs go (default runs/<config file stem>)"""
+    backend: str = "sb3"
+    """sb3 (MaskablePPO on SubprocVecEnv) or rllib (Ray RLlib PPO, local or on a cluster: the rllib section)"""
     net: NetConfig = field(default_factory=NetConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     bc: BCConfig = field(default_factory=BCConfig)
+    rllib: RLlibConfig = field(default_factory=RLlibConfig)
 
     # ------------------------------------------------------------------
     def players(self) -> list[int]:
@@ -181,6 +210,29 @@ class TrainConfig:
             (self.eval.every > 0, "eval.every", "must be > 0"),
             (self.eval.games >= 0, "eval.games", "must be >= 0"),
             (self.bc.games >= 0, "bc.games", "must be >= 0"),
+            (self.backend in ("sb3", "rllib"), "backend", "must be sb3 or rllib"),
+            (
+                self.backend != "rllib" or self.bc.games == 0,
+                "bc.games",
+                "the imitation warm start is SB3-only; set bc.games: 0 with backend: rllib",
+            ),
+            (self.rllib.num_env_runners >= 0, "rllib.num_env_runners", "must be >= 0"),
+            (self.rllib.num_envs_per_env_runner >= 1, "rllib.num_envs_per_env_runner", "must be >= 1"),
+            (self.rllib.num_learners >= 0, "rllib.num_learners", "must be >= 0"),
+            (self.rllib.num_cpus is None or self.rllib.num_cpus >= 1, "rllib.num_cpus", "must be >= 1 or null"),
+            (
+                self.rllib.train_batch_size is None or self.rllib.train_batch_size >= 2,
+                "rllib.train_batch_size",
+                "must be >= 2 or null",
+            ),
+            (self.rllib.learner_seats in ("one", "all"), "rllib.learner_seats", "must be one or all"),
+            (self.rllib.mode in ("aec", "parallel"), "rllib.mode", "must be aec or parallel"),
+            (self.rllib.sample_timeout_s > 0, "rllib.sample_timeout_s", "must be > 0"),
+            (
+                self.rllib.address is None or self.rllib.address == "auto" or ":" in self.rllib.address,
+                "rllib.address",
+                'must be null, "auto", "ray://host:port" or "host:port"',
+            ),
         ]
         for ok, key, msg in checks:
             if not ok:
