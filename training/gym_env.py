@@ -225,7 +225,7 @@ class SelfPlayEnv(gym.Env):
             else:
                 st.apply_action(choose(self.opponents[p], st, p, rng))
 
-    def render(self) -> str | None:
+    def render(self) -> Any:  # the text (ansi), or None after printing it (human)
         if self.render_mode == "human":
             print(str(self.state), flush=True)
             return None
