@@ -118,6 +118,8 @@ class GetOnBoardEncoder(Encoder):
         if missing:
             raise ValueError(f"SHEET_DIVISORS and SHEET_FIELDS differ: {sorted(missing)}")
         self.scale = np.asarray([1 / SHEET_DIVISORS[f] for f in SHEET_FIELDS], dtype=np.float32)
+        self.scale_l = [float(x) for x in self.scale]  # x * scale_l[i] rounds to the same float32
+        self.chunks = [(lo, min(lo + 5, SHEET_LEN)) for lo in range(0, SHEET_LEN, 5)]
         # shape index (in shape_order) of ticket t on sheet type s
         self.shape_idx = [[0] * (g.tickets + 1)] + [
             [0] + [g.shape_names.index(nm) for nm, _ in g.ticket_shape[s][1:]] for s in range(1, g.sheet_types + 1)]
@@ -126,7 +128,7 @@ class GetOnBoardEncoder(Encoder):
         self.template[self.map_black:self.map_black + R] = m.black
         self._slots: dict[tuple[int, int], tuple] = {}     # (n, seat) -> per-seat offsets
         self._step: dict[tuple[int, ...], tuple[int, ...]] = {}  # sub-step key -> indices set to 1
-        self._sheet = lru_cache(maxsize=1 << 15)(self._sheet_values)  # sheet -> shown block and total
+        self._total = lru_cache(maxsize=1 << 16)(self._running_total)  # sheet -> shown running total
 
     def _static_nodes(self) -> np.ndarray:
         m = self.game.map
@@ -214,11 +216,19 @@ class GetOnBoardEncoder(Encoder):
         if sheets != shown:
             for p in range(n):
                 sh = sheets[p]
-                if sh != shown[p]:
-                    vals, total = self._sheet(tuple(sh))
+                old = shown[p]
+                if sh != old:
                     so = sheet_o[p]
-                    buf[so:so + SHEET_LEN] = vals
-                    fl[total_o[p]] = 0.0 if st.elim[p] else total
+                    if old is None:
+                        buf[so:so + SHEET_LEN] = np.asarray(sh, dtype=np.float32) * self.scale
+                    else:
+                        sc = self.scale_l
+                        for lo, hi in self.chunks:  # compare in chunks (C), write the changed fields
+                            if sh[lo:hi] != old[lo:hi]:
+                                for i in range(lo, hi):
+                                    if sh[i] != old[i]:
+                                        fl[so + i] = sh[i] * sc[i]
+                    fl[total_o[p]] = 0.0 if st.elim[p] else self._total(tuple(sh))
                     shown[p] = sh[:]
         ph = st.ph
         used = st.used
@@ -286,11 +296,9 @@ class GetOnBoardEncoder(Encoder):
             v.tickets, v.choice = st.tickets[seat][:], st.choice[seat]
         return True
 
-    def _sheet_values(self, sheet: tuple[int, ...]) -> tuple[np.ndarray, float]:
-        """A sheet block as shown (value / divisor) and its running public total (the rules' one
-        formula, before the end) as shown."""
-        vals = np.asarray(sheet, dtype=np.float32) * self.scale
-        return vals, self.game.rules.total(sheet, False) * TOTAL_SCALE
+    def _running_total(self, sheet: tuple[int, ...]) -> float:
+        """A sheet's running public total (the rules' one formula, before the end) as shown."""
+        return self.game.rules.total(sheet, False) * TOTAL_SCALE
 
     def _write_personal(self, st: GetOnBoardState, seat: int, buf: np.ndarray) -> None:
         """My personal objective's three intersections (secret, GB-R45)."""

@@ -214,38 +214,33 @@ class Rules:
         return sh[ND]
 
     # -- scoring (GB-R39..GB-R42): the one formula
-    def breakdown(self, sh: Sequence[int], final: bool, personal_met: bool = False) -> dict[str, int]:
-        """Points of a sheet by category. Before the end (``final`` false) this is the running
-        public total: unscored tourist/worker rows count 0 and the personal objective is not
-        scored; at the end unscored rows count half (GB-R39) and a met personal objective counts
-        (GB-R37)."""
+    SCORE_CATEGORIES = ("grandmas", "students", "tourist_rows", "star_sight", "office_rows", "star_office",
+                        "common", "personal", "turn_zone", "traffic")
+
+    def points(self, sh: Sequence[int], final: bool, personal_met: bool = False) -> tuple[int, ...]:
+        """Points of a sheet per category (``SCORE_CATEGORIES`` order). Before the end (``final``
+        false) this is the running public total: unscored tourist/worker rows count 0 and the
+        personal objective is not scored; at the end unscored rows count half (GB-R39) and a met
+        personal objective counts (GB-R37)."""
         tv, ov = self.t_val, self.o_val
-        tour = off = 0
-        for i in range(3):
-            if sh[TS0 + i]:
-                tour += tv[sh[T0 + i]]
-            elif final:
-                tour += tv[sh[T0 + i]] // 2  # GB-R39
-            if sh[BS0 + i]:
-                off += ov[sh[B0 + i]]
-            elif final:
-                off += ov[sh[B0 + i]] // 2
-        return {
-            "grandmas": self.grandma_cum[sh[GR]],
-            "students": (sh[ST] + sh[IN]) * sh[SC] + max(0, sh[SSTAR]),
-            "tourist_rows": tour,
-            "star_sight": max(0, sh[SL], sh[SD]),
-            "office_rows": off,
-            "star_office": max(0, sh[OSTAR]),
-            "common": sh[C0] + sh[C1],
-            "personal": self.personal_value if (final and personal_met) else 0,
-            "turn_zone": self.tz_cum[sh[TZ]],
-            "traffic": self.tr_cum[sh[TR]],
-        }
+        t0, t1, t2, b0, b1, b2 = tv[sh[T0]], tv[sh[T1]], tv[sh[T2]], ov[sh[B0]], ov[sh[B1]], ov[sh[B2]]
+        if final:  # GB-R39: an unscored row counts half
+            tour = (t0 if sh[TS0] else t0 // 2) + (t1 if sh[TS1] else t1 // 2) + (t2 if sh[TS2] else t2 // 2)
+            off = (b0 if sh[BS0] else b0 // 2) + (b1 if sh[BS1] else b1 // 2) + (b2 if sh[BS2] else b2 // 2)
+        else:
+            tour = (t0 if sh[TS0] else 0) + (t1 if sh[TS1] else 0) + (t2 if sh[TS2] else 0)
+            off = (b0 if sh[BS0] else 0) + (b1 if sh[BS1] else 0) + (b2 if sh[BS2] else 0)
+        return (self.grandma_cum[sh[GR]], (sh[ST] + sh[IN]) * sh[SC] + max(0, sh[SSTAR]), tour,
+                max(0, sh[SL], sh[SD]), off, max(0, sh[OSTAR]), sh[C0] + sh[C1],
+                self.personal_value if (final and personal_met) else 0, self.tz_cum[sh[TZ]], self.tr_cum[sh[TR]])
+
+    def breakdown(self, sh: Sequence[int], final: bool, personal_met: bool = False) -> dict[str, int]:
+        """:meth:`points` by category name."""
+        return dict(zip(self.SCORE_CATEGORIES, self.points(sh, final, personal_met)))
 
     def total(self, sh: Sequence[int], final: bool, personal_met: bool = False) -> int:
-        """Sum of :meth:`breakdown`."""
-        return sum(self.breakdown(sh, final, personal_met).values())
+        """Sum of :meth:`points` (the running public total before the end, GB-R42 at the end)."""
+        return sum(self.points(sh, final, personal_met))
 
 
 class GetOnBoardGame(Game):
