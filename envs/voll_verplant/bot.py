@@ -8,10 +8,14 @@ there, VV-R14). It reads only its own sheet and public bonus strikes.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from ..core.bots import HeuristicBot
+from ..core.game import ConfigError
 from .data import FREE, NUMBER, TRANSFER
-from .rules import A_FREE, A_TRANSFER, VollVerplantState
+from .rules import A_FREE, A_TRANSFER, VollVerplantGame, VollVerplantState, transfer_value
 
 AVG_CROSSES = 3.6    # expected crosses a future window yields
 BLOCK_COST = 1.0     # crossing into another line's empty run
@@ -53,7 +57,7 @@ def evaluate(state: VollVerplantState, seat: int, a: int) -> float:
         st = m.line_st[li]
         if i < len(st):
             crossed.append(st[i])
-            value += 2 * m.n_lines_through[st[i]]
+            value += transfer_value(m.n_lines_through[st[i]])
     else:
         li, k = divmod(a, 7)
         wleft[li] -= 1
@@ -100,3 +104,10 @@ def policy(state: VollVerplantState, seat: int, rng: np.random.Generator) -> int
         elif v > best_v - 1e-9:
             best.append(int(a))
     return best[int(rng.integers(len(best)))] if len(best) > 1 else best[0]
+
+
+def heuristic(game: VollVerplantGame, seat: int, seed: int | None = None, **style: Any) -> HeuristicBot:
+    """The game's heuristic bot (GameSpec.heuristic); it has no style variants."""
+    if style:
+        raise ConfigError(f"{game.env_id} heuristic has no style {sorted(style)}")
+    return HeuristicBot(policy, seed, name="voll_verplant_heuristic")

@@ -12,7 +12,8 @@ import math
 import numpy as np
 
 from ..core.render import INK, PAPER, PLAYER_COLORS, Canvas
-from .rules import W_TRANSFER, VollVerplantState
+from .data import FREE, TRANSFER
+from .rules import A_FREE, A_TRANSFER, FIRST_BONUS, W_EXPRESS, W_TRANSFER, VollVerplantState, transfer_value
 
 SHEET_W, SHEET_H = 660, 470
 MAP_W = 440
@@ -41,7 +42,7 @@ def _draw_sheet(c: Canvas, state: VollVerplantState, p: int, ox: int, oy: int) -
     if state.over and p in state.winners():
         title += "   WINNER"
     c.text((ox + 14, oy + 10), title, size=16, fill=PLAYER_COLORS[p % 8])
-    c.text((ox + 14, oy + 30), f"lines {state.bonus[p]}  transfers {2 * state.tsum[p]}  "
+    c.text((ox + 14, oy + 30), f"lines {state.bonus[p]}  transfers {state.transfer_points(p)}  "
            f"empty {state.empty[p]} (-{state.penalty_points(p)})", size=11)
     x0, y0, w, h = ox + 36, oy + 62, MAP_W - 64, SHEET_H - 92
 
@@ -77,7 +78,7 @@ def _draw_sheet(c: Canvas, state: VollVerplantState, p: int, ox: int, oy: int) -
         r = 9 if tr else 7
         c.circle((x, y), r, fill=WHITE, outline=INK, width=3 if tr else 1)
         if nums[s]:
-            c.text((x, y), str(2 * nums[s]), size=12, fill=(200, 30, 30), anchor="mm")
+            c.text((x, y), str(transfer_value(nums[s])), size=12, fill=(200, 30, 30), anchor="mm")
         elif mk[s]:
             d = r - 2
             c.line([(x - d, y - d), (x + d, y + d)], fill=INK, width=2)
@@ -100,9 +101,9 @@ def _draw_sheet(c: Canvas, state: VollVerplantState, p: int, ox: int, oy: int) -
                 code = wins[wi]
                 if code == W_TRANSFER:
                     _star(c, bx + 9, yy + 9, 7)
-                elif code > 10:
+                elif code > W_EXPRESS:
                     c.circle((bx + 9, yy + 9), 7, outline=INK)
-                    c.text((bx + 9, yy + 9), str(code - 10), size=10, anchor="mm")
+                    c.text((bx + 9, yy + 9), str(code - W_EXPRESS), size=10, anchor="mm")
                 else:
                     c.text((bx + 9, yy + 9), str(code), size=12, anchor="mm")
         bx = wx + 4 * 21 + 4
@@ -140,3 +141,70 @@ def render_rgb(state: VollVerplantState) -> np.ndarray:
     for p in range(n):
         _draw_sheet(c, state, p, (p % cols) * SHEET_W, HEAD_H + (p // cols) * SHEET_H)
     return c.to_array()
+
+
+# ---------------------------------------------------------------- text
+def _sheet_lines(state: VollVerplantState, p: int) -> list[str]:
+    m = state.game.map
+    mk, nums = state.marks[p], state.nums[p]
+    out = []
+    for li in range(m.num_lines):
+        ws = []
+        for c in state.wins[p][li]:
+            ws.append("*" if c == W_TRANSFER else (f"({c - W_EXPRESS})" if c > W_EXPRESS else str(c)))
+        ws += ["_"] * (m.windows[li] - len(state.wins[p][li]))
+        cells = []
+        for s in m.line_st[li]:
+            if nums[s]:
+                c = f"*{nums[s]}"
+            elif mk[s]:
+                c = "X"
+            else:
+                c = "."
+            cells.append(f"{s + 1}{c}")
+        sc = state.scored[p][li]
+        tag = "" if not sc else (f"  done +{m.bonus_first[li]} (first)" if sc == FIRST_BONUS
+                                 else f"  done +{m.bonus_other[li]}")
+        gone = "-" if state.first_gone[li] and sc != FIRST_BONUS else " "
+        out.append(f"  {m.line_names[li]} {gone}{m.bonus_first[li]}/{m.bonus_other[li]} "
+                   f"[{' '.join(ws)}] " + " ".join(cells) + tag)
+    return out
+
+
+def render_text(state: VollVerplantState) -> str:
+    """The whole public state, readable in a terminal (``str(state)``)."""
+    g = state.game
+    d = g.deck
+    lines = [f"Voll verplant  map {g.map.name}  turn {state.turn + 1}  phase {state.phase()}"]
+    if state.card >= 0:
+        lines.append(f"card: {d.card_name(state.card)}")
+    lines.append(f"unseen cards: {sum(state.deck)}  revealed since shuffle: "
+                 + (", ".join(d.card_name(k) for k in state.discard) or "-"))
+    if state.last_card >= 0 and state.last_actions:
+        lines.append(f"last turn ({d.card_name(state.last_card)}): "
+                     + "; ".join(f"P{p} {_describe_last(state, p)}" for p in range(state.num_players)))
+    sc = state.scores()
+    for p in range(state.num_players):
+        flag = ""
+        if state.card >= 0 and not state.over:
+            flag = "  (has chosen)" if p < state.cur else ("  (to choose)" if p == state.cur else "")
+        lines.append(f"Player {p}: {sc[p]:g} points (lines {state.bonus[p]}, transfers "
+                     f"{state.transfer_points(p)}, empty {state.empty[p]} -> -{state.penalty_points(p)}){flag}")
+        lines.extend(_sheet_lines(state, p))
+    if state.over:
+        lines.append(f"game over; winners: {', '.join(f'P{w}' for w in state.winners())}")
+    return "\n".join(lines)
+
+
+def _describe_last(state: VollVerplantState, p: int) -> str:
+    a = state.last_actions[p]
+    t = state.game.deck.kind_type[state.last_card]
+    m = state.game.map
+    if t == FREE:
+        s = a - A_FREE
+        return f"crossed {s + 1}" if m.st_lines[s] else "nothing"
+    if t == TRANSFER:
+        return f"transfer on {m.line_names[a - A_TRANSFER]}"
+    li, k = divmod(a, 7)
+    done = "".join(f" completed {m.line_names[x]}" for x in state.last_completed[p])
+    return f"{m.line_names[li]} x{k}{done}"

@@ -21,22 +21,26 @@ path too, and a name with other characters is no longer looked up as bundled). B
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
-from ..core.bots import HeuristicBot
-from ..core.game import CHANCE, TERMINAL, Game, Option, State, as_action
+from ..core.game import CHANCE, TERMINAL, Game, Option, State
 from ..core.schema import Bool, Dict, Int, List, Map, Spec, Str, Tuple
-from . import encoder as E
-from .data import (EXPRESS, FREE, MAX_LINES, MAX_PLAYERS, MAX_STATIONS, NUMBER, TRANSFER, load_deck,
-                         load_map)
+from .data import EXPRESS, FREE, MAX_LINES, MAX_STATIONS, NUMBER, TRANSFER, load_deck, load_map
 
 NUM_ACTIONS = 144
 A_TRANSFER = 70
 A_FREE = 80
 _RANGES = [[list(range(7 * li, 7 * li + k + 1)) for k in range(7)] for li in range(MAX_LINES)]
 W_TRANSFER = 20   # window code of the transfer symbol; express v is 10 + v; number v is v
+W_EXPRESS = 10
+NO_BONUS, FIRST_BONUS, OTHER_BONUS = 0, 1, 2   # scored[p][line] (VV-R27, VV-R28)
+
+
+def transfer_value(number: int) -> int:
+    """VV-R33: transfer numbers score twice their value."""
+    return 2 * number
 
 
 class VollVerplantGame(Game):
@@ -65,25 +69,14 @@ class VollVerplantGame(Game):
         {"penalty_rounding": "ceil", "allow_short_moves": False, "observe_opponent_sheets": False},
     ]
     num_actions = NUM_ACTIONS
-    observation_size = E.OBS_SIZE
 
-    def check_options(self) -> None:
+    def setup(self) -> None:
         self.map = load_map(self.options["map"])
         self.deck = load_deck(self.options["deck"])
         m, d = self.map, self.deck
         self.ceil_penalty = self.options["penalty_rounding"] == "ceil"
         self.short_moves = bool(self.options["allow_short_moves"])
         self.observe_others = bool(self.options["observe_opponent_sheets"])
-        self.static_header = E.static_header(m)
-        self.kind_class = [E.deck_class(t, v) for t, v in zip(d.kind_type, d.kind_value)]
-        self._rot = {n: E.rotations(n) for n in range(1, self.max_players + 1)}
-        self._hidden = {n: E.hidden_indices(n) for n in range(1, self.max_players + 1)}
-        hist = np.zeros(15, dtype=np.float32)
-        for k, c in enumerate(d.kind_count):
-            hist[self.kind_class[k]] += c * 0.25
-            if d.kind_shuffle[k]:
-                hist[14] += c * 0.25
-        self.full_deck_hist = hist
         # hot-path tables (computed once per Game)
         L = m.num_lines
         self._seg = ([bytes([1] * (k + 1) + [0] * (6 - k)) for k in range(7)] if self.short_moves
@@ -101,13 +94,10 @@ class VollVerplantGame(Game):
         self._line_len = [len(st) for st in m.line_st]
         self._lp = [tuple((li, 1 << m.line_st[li].index(s)) for li in m.st_lines[s])
                     for s in range(MAX_STATIONS)]   # (line, bit of the station's position on it)
-        self._tails = {n: np.zeros((MAX_PLAYERS - n) * E.BLOCK, dtype=np.float32)
-                       for n in range(1, self.max_players + 1)}
-        self._hide = not self.observe_others
         self._templates: dict[int, VollVerplantState] = {}
         # saved states: the window code each card kind writes (VV-R11/R18; None = free ride, no
         # window), and how long a game can be (free rides between window turns, VV-R21)
-        self.kind_code = [None if t == FREE else (W_TRANSFER if t == TRANSFER else (v if t == NUMBER else 10 + v))
+        self.kind_code = [None if t == FREE else (W_TRANSFER if t == TRANSFER else (v if t == NUMBER else W_EXPRESS + v))
                           for t, v in zip(d.kind_type, d.kind_value)]
         self.codes = sorted({c for c in self.kind_code if c is not None})
         self.free_per_cycle = sum(c for c, t in zip(d.kind_count, d.kind_type) if t == FREE)
@@ -118,7 +108,7 @@ class VollVerplantGame(Game):
         self._schemas: dict[int, Spec] = {}
 
     # ---------------------------------------------------------------- api
-    def new_initial_state(self, num_players: int) -> "VollVerplantState":
+    def new_initial_state(self, num_players: int) -> VollVerplantState:
         self.check_players(num_players)
         n = int(num_players)
         t = self._templates.get(n)
@@ -158,24 +148,12 @@ class VollVerplantGame(Game):
         self._schemas[n] = sch
         return sch
 
-    def _state_from_dict(self, data: dict) -> "VollVerplantState":
+    def _state_from_dict(self, data: dict) -> VollVerplantState:
         """Build the state from a dict that passed ``state_schema`` (types, ranges and sizes are
         exact); ``check_invariants`` then checks the fields against each other."""
         st = VollVerplantState(self, data["num_players"], _blank=True)
         st._load(data)
         return st
-
-    def observation_layout(self) -> list[tuple[str, int, int]]:
-        """Named observation blocks, from encoder.py's offsets (the same for every option set)."""
-        return E.layout()
-
-    def renderer(self) -> Callable[[State], np.ndarray]:
-        from .render import render_rgb
-        return render_rgb
-
-    def heuristic_bot(self, seat: int, seed: int | None = None) -> HeuristicBot:
-        from .bot import policy
-        return HeuristicBot(policy, seed, name="voll_verplant_heuristic")
 
     def penalty(self, empty: int) -> int:
         """VV-R34 / VV-V1: empty stations halved, rounded down (default) or up."""
@@ -212,7 +190,7 @@ class VollVerplantState(State):
 
     # ------------------------------------------------------- derived data
     def _derive(self) -> None:
-        """Rebuild the caches (line stats, points, observation blocks) from the sheets."""
+        """Rebuild the caches (line stats, points, mask caches) from the sheets."""
         g, m, n = self.game, self.game.map, self.num_players
         L = m.num_lines
         self.unm = [[0] * L for _ in range(n)]
@@ -222,33 +200,20 @@ class VollVerplantState(State):
         self.bonus = [0] * n
         self.tsum = [0] * n
         self.wused = [0] * n
-        self._new_buffers()
         for p in range(n):
-            mk, blk = self.marks[p], self.blk[p]
+            mk = self.marks[p]
             for li in range(L):
                 self._line_stat(p, li)
                 self.unm[p][li] = sum(1 for s in m.line_st[li] if not mk[s])
             self.empty[p] = sum(1 for s in m.stations if not mk[s])
-            for s in m.stations:
-                if mk[s]:
-                    blk[E.P_MARK + s] = 1.0
-                if self.nums[p][s]:
-                    blk[E.P_NUM + s] = self.nums[p][s] / 3.0
             self.tsum[p] = sum(self.nums[p])
             for li in range(L):
-                blk[E.P_WUSED + li] = len(self.wins[p][li]) / 4.0
                 sc = self.scored[p][li]
-                if sc == 1:
+                if sc == FIRST_BONUS:
                     self.bonus[p] += m.bonus_first[li]
-                    blk[E.P_FIRST + li] = 1.0
-                elif sc == 2:
+                elif sc == OTHER_BONUS:
                     self.bonus[p] += m.bonus_other[li]
-                    blk[E.P_OTHER + li] = 1.0
             self.wused[p] = sum(len(w) for w in self.wins[p])
-            blk[E.P_SCORE] = (self.bonus[p] + 2 * self.tsum[p]) / 50.0
-            blk[E.P_EMPTY] = self.empty[p] / 64.0
-            blk[E.P_PRESENT] = 1.0
-        self._sync_blocks()
         # hot-path caches: marked positions per line as a bitmask, open lines (a window left),
         # the mask caps (run / unmarked count of an open line, else -1), free-ride stations
         line_st = m.line_st
@@ -258,52 +223,6 @@ class VollVerplantState(State):
         self.capr = [[r if o else -1 for r, o in zip(self.run[p], self.opn[p])] for p in range(n)]
         self.capu = [[u if o else -1 for u, o in zip(self.unm[p], self.opn[p])] for p in range(n)]
         self.freeb = [bytearray(1 if on and not x else 0 for on, x in zip(g._onmap, mk)) for mk in self.marks]
-        h = g.static_header.copy()
-        self.header = h
-        self._header_dynamic()
-
-    def _new_buffers(self, src: "VollVerplantState | None" = None) -> None:
-        """The seat blocks live twice in a row in ``_buf`` (rows ``n..2n-1`` repeat rows
-        ``0..n-1``), so every seat's rotated view is one contiguous slice of ``_flat``;
-        ``blk`` is the first copy. ``_hflat`` is the same with the hidden entries zeroed
-        (observe_opponent_sheets off)."""
-        n = self.num_players
-        self._buf = buf = (np.zeros((2 * n, E.BLOCK), dtype=np.float32) if src is None else src._buf.copy())
-        self.blk = buf[:n]
-        self._flat = buf.reshape(-1)
-        if self.game._hide:
-            self._hbuf = (np.zeros((2 * n, E.BLOCK), dtype=np.float32) if src is None else src._hbuf.copy())
-            self._hflat = self._hbuf.reshape(-1)
-
-    def _sync_blocks(self) -> None:
-        """Refresh the second copy of the blocks (and the hidden view) after ``blk`` changed."""
-        buf = self._buf
-        n = self.num_players
-        buf[n:] = buf[:n]
-        if self.game._hide:
-            hb = self._hbuf
-            hb[...] = buf
-            hb[:, E.HIDDEN_IN_BLOCK] = 0.0
-
-    def _header_dynamic(self) -> None:
-        g, h = self.game, self.header
-        d = g.deck
-        h[:E.H_PLAYERS] = 0.0
-        if self.card >= 0:
-            h[E.H_TYPE + d.kind_type[self.card]] = 1.0
-            h[E.H_VALUE] = d.kind_value[self.card] / 6.0
-            h[E.H_SHUFFLE] = 1.0 if d.kind_shuffle[self.card] else 0.0
-        hist = [0.0] * 15
-        kc, ks = g.kind_class, d.kind_shuffle
-        for k, c in enumerate(self.deck):
-            if c:
-                hist[kc[k]] += c * 0.25
-                if ks[k]:
-                    hist[14] += c * 0.25
-        h[E.H_DECK:E.H_DECK + 15] = hist
-        h[E.H_PROGRESS] = self.wused[0] / g.map.total_windows
-        h[E.H_PLAYERS] = self.num_players / 6.0
-        h[E.H_FIRST_GONE:E.H_FIRST_GONE + len(self.first_gone)] = self.first_gone
 
     def _line_stat(self, p: int, li: int) -> None:
         """First unmarked position and run of unmarked stations from it (VV-R13)."""
@@ -353,65 +272,15 @@ class VollVerplantState(State):
         raise AssertionError("empty deck")  # VV-R7: cannot happen
 
     def is_legal_chance(self, outcome: Any) -> bool:
-        o = as_action(outcome)   # plain, numpy or 0-d array ints; never bools or floats
-        return type(o) is int and 0 <= o < len(self.deck) and self.deck[o] > 0
+        # the base class has normalised integer-like outcomes (as_action); bools, floats, ... stay
+        return type(outcome) is int and 0 <= outcome < len(self.deck) and self.deck[outcome] > 0
 
-    # The three below are the base class's, with a fast path for plain ints (what the adapter
-    # passes). Integer-like actions (numpy ints, 0-d int arrays) go through ``as_action`` as in
-    # the base class, chance outcomes included (so only plain ints are ever stored); bools,
-    # floats and anything else are illegal and take the base route for the error.
-    def legal_mask(self) -> np.ndarray:
-        m = self._mask
-        if m is None:
-            m = np.zeros(NUM_ACTIONS, dtype=np.int8) if self.over or self.card < 0 else self.mask_for(self.cur)
-            self._mask = m
-        return m
-
-    def is_legal(self, action: Any) -> bool:
-        if type(action) is not int:
-            action = as_action(action)
-            if type(action) is not int:     # bools, floats, arrays, ... (as the base class)
-                return False
-        if self.over:
-            return False
-        if self.card < 0:
-            return 0 <= action < len(self.deck) and self.deck[action] > 0
-        if 0 <= action < NUM_ACTIONS:
-            m = self._mask
-            if m is None:
-                m = self.legal_mask()
-            return bool(m[action])
-        return False
-
-    def apply_action(self, action: Any) -> None:
-        a = action if type(action) is int else as_action(action)
-        if type(a) is int and not self.over:
-            if self.card < 0:
-                if 0 <= a < len(self.deck) and self.deck[a] > 0:
-                    self._apply(a)
-                    self._mask = None
-                    return
-            elif 0 <= a < NUM_ACTIONS:
-                m = self._mask
-                if m is None:
-                    m = self.legal_mask()
-                if m[a]:
-                    p = self.cur                # a hidden commit (VV-R10)
-                    self.commits[p] = a
-                    self.cur = p + 1
-                    if p + 1 == self.num_players:
-                        self._resolve()
-                    self._mask = None
-                    return
-        State.apply_action(self, action)        # illegal: raises IllegalActionError, state unchanged
-
-    def _legal_mask(self) -> np.ndarray:
-        return self.mask_for(self.cur)
-
-    def mask_for(self, p: int) -> np.ndarray:
-        """The legal actions of seat ``p`` on the revealed card (its sheet is not changed by
-        the other commits of the same turn, VV-R37 (1)). Built as bytes from per-line
-        segments precomputed on the Game and the seat's cached line caps."""
+    def mask_for(self, p: int | None = None) -> np.ndarray:
+        """The legal actions of seat ``p`` (default: the seat to commit) on the revealed card (its
+        sheet is not changed by the other commits of the same turn, VV-R37 (1)). Built as bytes
+        from per-line segments precomputed on the Game and the seat's cached line caps."""
+        if p is None:
+            p = self.cur
         g = self.game
         card = self.card
         t = g.deck.kind_type[card]
@@ -426,179 +295,151 @@ class VollVerplantState(State):
             data = g._free_head + (fb if 1 in fb else b"\x01" + fb[1:])
         return np.frombuffer(bytearray(data), dtype=np.int8)
 
+    _legal_mask = mask_for   # the base class's hook: the seat to commit
+
     def _apply(self, a: int) -> None:
         if self.card < 0:   # chance: reveal the top card (VV-R4, VV-R5)
             self.card = a
             self.deck[a] -= 1
             self.discard.append(a)
             self.cur = 0
-            g, h = self.game, self.header   # header: the card, one card fewer unseen
-            d = g.deck
-            h[E.H_TYPE + d.kind_type[a]] = 1.0
-            h[E.H_VALUE] = d.kind_value[a] / 6.0
-            h[E.H_DECK + g.kind_class[a]] -= 0.25
-            if d.kind_shuffle[a]:
-                h[E.H_SHUFFLE] = 1.0
-                h[E.H_DECK + 14] -= 0.25
             return
-        p = self.cur
+        p = self.cur        # a hidden commit (VV-R10)
         self.commits[p] = a
         self.cur = p + 1
-        if self.cur == self.num_players:
+        if p + 1 == self.num_players:
             self._resolve()
 
     # -------------------------------------------------------------- turn
     def _resolve(self) -> None:
-        """End of turn, VV-R37: actions, completions, bonuses, strikes, reshuffle, end check."""
+        """End of turn, VV-R37: (1) every action on its own sheet, (2) completions, (3) bonuses,
+        (4) strikes, (5) reshuffle, (6) end check."""
         g = self.game
-        m = g.map
         d = g.deck
         n = self.num_players
         card = self.card
-        t = d.kind_type[card]
-        v = d.kind_value[card]
-        code = W_TRANSFER if t == TRANSFER else (v if t == NUMBER else 10 + v)   # VV-R11, VV-R18
-        mv = memoryview(self._flat)     # float32 view of the seat blocks
-        B = E.BLOCK
-        line_st, line_len, lp, windows = m.line_st, g._line_len, g._lp, m.windows
-        commits, marks, wins_all, wused = self.commits, self.marks, self.wins, self.wused
-        firsts, runs, unms, lms = self.first, self.run, self.unm, self.lm
-        opns, caprs, capus, frees = self.opn, self.capr, self.capu, self.freeb
-        completed: list[list[int]] = [[] for _ in range(n)]
-        any_done = False
-        for p in range(n):              # (1) every action on its own sheet
-            a = commits[p]
-            mk = marks[p]
-            base = p * B
-            first = firsts[p]
-            crossed: Any = ()
-            if t == FREE:               # VV-R21: no window; VV-R22: nothing on a full sheet
-                s = a - A_FREE
-                if lp[s] and not mk[s]:
-                    crossed = (s,)
-            else:
-                if t == TRANSFER:
-                    li = a - A_TRANSFER
-                    k = 0
-                else:
-                    li, k = divmod(a, 7)
-                w = wins_all[p][li]
-                w.append(code)
-                wused[p] += 1
-                nw = len(w)
-                mv[base + E.P_WUSED + li] = nw * 0.25
-                if nw >= windows[li]:   # no window left on this line (VV-R8)
-                    opns[p][li] = 0
-                    caprs[p][li] = capus[p][li] = -1
-                st = line_st[li]
-                i = first[li]
-                if t == TRANSFER:
-                    if i < len(st):                        # VV-R19 (else VV-R20)
-                        s = st[i]
-                        nl = m.n_lines_through[s]
-                        self.nums[p][s] = nl
-                        self.tsum[p] += nl
-                        mv[base + E.P_NUM + s] = nl / 3.0
-                        crossed = (s,)
-                elif k:
-                    if t == NUMBER:     # VV-R12..R15: k consecutive stations from the first unmarked
-                        crossed = st[i:i + k]
-                    else:               # VV-R16/R17: the first k unmarked stations, skipping marked ones
-                        crossed = []
-                        for s in st[i:]:
-                            if not mk[s]:
-                                crossed.append(s)
-                                if len(crossed) == k:
-                                    break
-            if not crossed:
-                continue
-            unm, lmp, fb = unms[p], lms[p], frees[p]
-            touched = set()
-            for s in crossed:           # VV-R23: a station is marked for every line through it
-                mk[s] = 1
-                fb[s] = 0
-                mv[base + s] = 1.0      # P_MARK block starts at 0
-                for li, bit in lp[s]:
-                    lmp[li] |= bit
-                    unm[li] -= 1
-                    touched.add(li)
-            self.empty[p] -= len(crossed)
-            run, opn, capr, capu, scored = runs[p], opns[p], caprs[p], capus[p], self.scored[p]
-            for li in touched:          # VV-R13: first unmarked position and the run from it
-                x = lmp[li]
-                f = (~x & (x + 1)).bit_length() - 1
-                y = x >> f
-                r = (y & -y).bit_length() - 1 if y else line_len[li] - f
-                first[li] = f
-                run[li] = r
-                u = unm[li]
-                if opn[li]:
-                    capr[li] = r
-                    capu[li] = u
-                if u == 0 and scored[li] == 0:    # (2) VV-R25, VV-R26, VV-R38
-                    completed[p].append(li)
-                    any_done = True
-        h = self.header
-        if any_done:
-            solo = n == 1
-            lines_done = set()
-            for p in range(n):                      # (3) VV-R27/R28/R29
-                done = completed[p]
-                if not done:
-                    continue
-                done.sort()
-                base = p * B
-                for li in done:
-                    if solo or not self.first_gone[li]:
-                        self.scored[p][li] = 1
-                        self.bonus[p] += m.bonus_first[li]
-                        mv[base + E.P_FIRST + li] = 1.0
-                    else:
-                        self.scored[p][li] = 2
-                        self.bonus[p] += m.bonus_other[li]
-                        mv[base + E.P_OTHER + li] = 1.0
-                    lines_done.add(li)
-            for li in lines_done:                   # (4) strike the first bonus for the others
-                self.first_gone[li] = True
-                h[E.H_FIRST_GONE + li] = 1.0
-        bonus, tsum, empty = self.bonus, self.tsum, self.empty
-        for p in range(n):
-            base = p * B
-            mv[base + E.P_SCORE] = (bonus[p] + 2 * tsum[p]) / 50.0
-            mv[base + E.P_EMPTY] = empty[p] / 64.0
-        mv.release()
-        self._sync_blocks()
+        t, code = d.kind_type[card], g.kind_code[card]
+        commits = self.commits
+        completed = [self._play(p, t, code, commits[p]) for p in range(n)]   # (1), (2)
+        if any(completed):
+            self._award(completed)                                               # (3), (4)
         self.last_card = card
         self.last_actions = commits
         self.last_completed = completed             # VV-R30: announced
-        h[:E.H_DECK] = 0.0                          # no card shown
         if d.kind_shuffle[card]:                    # (5) VV-R6
             self.deck = list(d.kind_count)
             self.discard = []
-            h[E.H_DECK:E.H_DECK + 15] = g.full_deck_hist
         self.turn += 1
         self.card = -1
         self.cur = 0
         self.commits = [-1] * n
-        if wused[0] == m.total_windows:             # (6) VV-R31
+        if self.wused[0] == g.map.total_windows:    # (6) VV-R31
             self.over = True
-        h[E.H_PROGRESS] = wused[0] / m.total_windows
 
-    # -------------------------------------------------------- observation
-    def observation(self, seat: int) -> np.ndarray:
-        n = self.num_players
-        g = self.game
-        B = E.BLOCK
-        if g._hide and n > 1:   # VV-V4 off: the other seats' blocks from the hidden view
-            obs = np.concatenate((self.header, self._flat[seat * B:(seat + 1) * B],
-                                  self._hflat[(seat + 1) * B:(seat + n) * B], g._tails[n]))
+    def _play(self, p: int, t: int, code: Any, a: int) -> list[int]:
+        """Seat ``p``'s action ``a`` on a card of type ``t`` (window code ``code``, VV-R11/R18):
+        the window it fills and the stations it crosses; returns the lines it completes."""
+        if t == FREE:                   # VV-R21: no window; VV-R22: nothing on a full sheet
+            s = a - A_FREE
+            if self.game._lp[s] and not self.marks[p][s]:
+                return self._cross(p, (s,))
+            return []
+        if t == TRANSFER:
+            li, k = a - A_TRANSFER, 0
         else:
-            obs = np.concatenate((self.header, self._flat[seat * B:(seat + n) * B], g._tails[n]))
-        if self.cur == seat and self.card >= 0 and not self.over:
-            obs[E.H_DECIDING] = 1.0
-        return obs
+            li, k = divmod(a, 7)
+        w = self.wins[p][li]            # VV-R8, VV-R11, VV-R18: the card in the line's next window
+        w.append(code)
+        self.wused[p] += 1
+        if len(w) >= self.game.map.windows[li]:   # no window left on this line (VV-R8)
+            self.opn[p][li] = 0
+            self.capr[p][li] = self.capu[p][li] = -1
+        if t == TRANSFER:
+            return self._transfer(p, li)
+        if not k:
+            return []
+        if t == NUMBER:                 # VV-R12..R15: k consecutive stations from the first unmarked
+            i = self.first[p][li]
+            return self._cross(p, self.game.map.line_st[li][i:i + k])
+        return self._cross(p, self._express_stations(p, li, k))
 
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> "VollVerplantState":
+    def _express_stations(self, p: int, li: int, k: int) -> list[int]:
+        """VV-R16/R17: the first k unmarked stations, skipping marked ones."""
+        mk = self.marks[p]
+        crossed = []
+        for s in self.game.map.line_st[li][self.first[p][li]:]:
+            if not mk[s]:
+                crossed.append(s)
+                if len(crossed) == k:
+                    break
+        return crossed
+
+    def _transfer(self, p: int, li: int) -> list[int]:
+        """VV-R19: the first unmarked station gets the number of lines through it (VV-R20: none
+        left, nothing written)."""
+        st = self.game.map.line_st[li]
+        i = self.first[p][li]
+        if i >= len(st):
+            return []
+        s = st[i]
+        nl = self.game.map.n_lines_through[s]
+        self.nums[p][s] = nl
+        self.tsum[p] += nl
+        return self._cross(p, (s,))
+
+    def _cross(self, p: int, crossed: Any) -> list[int]:
+        """VV-R23: mark the stations for every line through them; VV-R13 line stats; returns the
+        lines this completes (VV-R25, VV-R26, VV-R38)."""
+        g = self.game
+        lp, line_len = g._lp, g._line_len
+        mk, unm, lmp, fb = self.marks[p], self.unm[p], self.lm[p], self.freeb[p]
+        touched = set()
+        for s in crossed:
+            mk[s] = 1
+            fb[s] = 0
+            for li, bit in lp[s]:
+                lmp[li] |= bit
+                unm[li] -= 1
+                touched.add(li)
+        self.empty[p] -= len(crossed)
+        first, run, opn, capr, capu, scored = (self.first[p], self.run[p], self.opn[p], self.capr[p],
+                                               self.capu[p], self.scored[p])
+        done = []
+        for li in touched:              # VV-R13: first unmarked position and the run from it
+            x = lmp[li]
+            f = (~x & (x + 1)).bit_length() - 1
+            y = x >> f
+            r = (y & -y).bit_length() - 1 if y else line_len[li] - f
+            first[li] = f
+            run[li] = r
+            u = unm[li]
+            if opn[li]:
+                capr[li] = r
+                capu[li] = u
+            if u == 0 and scored[li] == NO_BONUS:
+                done.append(li)
+        done.sort()
+        return done
+
+    def _award(self, completed: list[list[int]]) -> None:
+        """VV-R27/R28/R29: the first bonus to every seat completing a line nobody had completed
+        before (solo: always), the other bonus otherwise; then the first bonus is struck (VV-R37 (4))."""
+        m = self.game.map
+        solo = self.num_players == 1
+        lines_done = set()
+        for p, done in enumerate(completed):
+            for li in done:
+                if solo or not self.first_gone[li]:
+                    self.scored[p][li] = FIRST_BONUS
+                    self.bonus[p] += m.bonus_first[li]
+                else:
+                    self.scored[p][li] = OTHER_BONUS
+                    self.bonus[p] += m.bonus_other[li]
+                lines_done.add(li)
+        for li in lines_done:
+            self.first_gone[li] = True
+
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> VollVerplantState:
         """Re-deal what ``seat`` cannot know: the other seats' pending commits of this turn
         (each a uniformly random legal action of that seat). The unseen deck has no stored order
         (cards are dealt one by one at chance nodes). With observe_opponent_sheets=False the
@@ -615,14 +456,14 @@ class VollVerplantState(State):
         return self.bonus[p]
 
     def transfer_points(self, p: int) -> int:
-        return 2 * self.tsum[p]                      # VV-R33
+        return transfer_value(self.tsum[p])          # VV-R33
 
     def penalty_points(self, p: int) -> int:
         return self.game.penalty(self.empty[p])      # VV-R34
 
     def scores(self) -> list[float]:
         """VV-R35: line bonuses + 2 x transfer numbers - halved empty stations (final at the end)."""
-        return [float(self.bonus[p] + 2 * self.tsum[p] - self.game.penalty(self.empty[p]))
+        return [float(self.line_points(p) + self.transfer_points(p) - self.penalty_points(p))
                 for p in range(self.num_players)]
 
     # ------------------------------------------------------------ strings
@@ -644,68 +485,6 @@ class VollVerplantState(State):
                 and all(self.marks[self.cur][x] for x in m.stations)):
             return "free ride: nothing to cross (sheet full)"
         return f"free ride: cross station {s + 1}"
-
-    def _sheet_lines(self, p: int) -> list[str]:
-        m = self.game.map
-        mk, nums = self.marks[p], self.nums[p]
-        out = []
-        for li in range(m.num_lines):
-            ws = []
-            for c in self.wins[p][li]:
-                ws.append("*" if c == W_TRANSFER else (f"({c - 10})" if c > 10 else str(c)))
-            ws += ["_"] * (m.windows[li] - len(self.wins[p][li]))
-            cells = []
-            for s in m.line_st[li]:
-                if nums[s]:
-                    c = f"*{nums[s]}"
-                elif mk[s]:
-                    c = "X"
-                else:
-                    c = "."
-                cells.append(f"{s + 1}{c}")
-            sc = self.scored[p][li]
-            tag = "" if not sc else (f"  done +{m.bonus_first[li]} (first)" if sc == 1
-                                     else f"  done +{m.bonus_other[li]}")
-            gone = "-" if self.first_gone[li] and sc != 1 else " "
-            out.append(f"  {m.line_names[li]} {gone}{m.bonus_first[li]}/{m.bonus_other[li]} "
-                       f"[{' '.join(ws)}] " + " ".join(cells) + tag)
-        return out
-
-    def __str__(self) -> str:
-        g = self.game
-        d = g.deck
-        lines = [f"Voll verplant  map {g.map.name}  turn {self.turn + 1}  phase {self.phase()}"]
-        if self.card >= 0:
-            lines.append(f"card: {d.card_name(self.card)}")
-        lines.append(f"unseen cards: {sum(self.deck)}  revealed since shuffle: "
-                     + (", ".join(d.card_name(k) for k in self.discard) or "-"))
-        if self.last_card >= 0 and self.last_actions:
-            lines.append(f"last turn ({d.card_name(self.last_card)}): "
-                         + "; ".join(f"P{p} {self._describe_last(p)}" for p in range(self.num_players)))
-        sc = self.scores()
-        for p in range(self.num_players):
-            flag = ""
-            if self.card >= 0 and not self.over:
-                flag = "  (has chosen)" if p < self.cur else ("  (to choose)" if p == self.cur else "")
-            lines.append(f"Player {p}: {sc[p]:g} points (lines {self.bonus[p]}, transfers "
-                         f"{2 * self.tsum[p]}, empty {self.empty[p]} -> -{self.penalty_points(p)}){flag}")
-            lines.extend(self._sheet_lines(p))
-        if self.over:
-            lines.append(f"game over; winners: {', '.join(f'P{w}' for w in self.winners())}")
-        return "\n".join(lines)
-
-    def _describe_last(self, p: int) -> str:
-        a = self.last_actions[p]
-        t = self.game.deck.kind_type[self.last_card]
-        m = self.game.map
-        if t == FREE:
-            s = a - A_FREE
-            return f"crossed {s + 1}" if m.st_lines[s] else "nothing"
-        if t == TRANSFER:
-            return f"transfer on {m.line_names[a - A_TRANSFER]}"
-        li, k = divmod(a, 7)
-        done = "".join(f" completed {m.line_names[x]}" for x in self.last_completed[p])
-        return f"{m.line_names[li]} x{k}{done}"
 
     # ------------------------------------------------------ serialisation
     def _to_dict(self) -> dict:
@@ -750,7 +529,7 @@ class VollVerplantState(State):
         self._mask = None
         self._derive()
 
-    def clone(self) -> "VollVerplantState":
+    def clone(self) -> VollVerplantState:
         c = VollVerplantState(self.game, self.num_players, _blank=True)
         c.turn, c.card, c.cur, c.over = self.turn, self.card, self.cur, self.over
         c.deck = self.deck[:]
@@ -776,8 +555,6 @@ class VollVerplantState(State):
         c.bonus = self.bonus[:]
         c.tsum = self.tsum[:]
         c.wused = self.wused[:]
-        c._new_buffers(self)
-        c.header = self.header.copy()
         c._mask = self._mask
         return c
 
@@ -788,7 +565,7 @@ class VollVerplantState(State):
         the discard pile consistent with the reveals and reshuffles, the phase fields consistent,
         pending commits legal, the same cards written on every sheet, transfer numbers, completions,
         bonuses and strikes as the rules give them, the last turn's record consistent with its card
-        and the sheets, every cache and observation block equal to a fresh rebuild, and (between
+        and the sheets, every cache equal to a fresh rebuild, and (between
         checks of one state) marks only ever added."""
         g = self.game
         m, d = g.map, g.deck
@@ -889,7 +666,6 @@ class VollVerplantState(State):
                     f"{'has' if sc else 'has not'} scored (VV-R25, VV-R26)")
             assert self.empty[p] == sum(1 for s in m.stations if not mk[s])
             assert self.bonus[p] == ref.bonus[p] and self.tsum[p] == ref.tsum[p]
-            assert self.bonus[p] + 2 * self.tsum[p] - g.penalty(self.empty[p]) == self.scores()[p]
         for li in range(L):   # bonuses and strikes (VV-R27, VV-R28, VV-R37 (4))
             col = [self.scored[p][li] for p in range(n)]
             assert self.first_gone[li] == any(col), (
@@ -947,14 +723,9 @@ class VollVerplantState(State):
                     assert 1 in others, (
                         f"last_completed: line {m.line_names[li]} paid its other bonus last turn, but nobody "
                         f"had taken its first bonus before (VV-R27, VV-R28)")
-        # --- caches and observation blocks: equal to a fresh rebuild from the fields above
-        assert np.array_equal(ref.blk, self.blk), "observation blocks out of date"
+        # --- caches: equal to a fresh rebuild from the fields above
         assert (ref.lm, ref.opn, ref.capr, ref.capu, ref.freeb) == (
             self.lm, self.opn, self.capr, self.capu, self.freeb), "mask caches out of date"
-        assert np.array_equal(self._buf[n:], self.blk), "second copy of the blocks out of date"
-        if g._hide:
-            assert np.array_equal(ref._hbuf, self._hbuf), "hidden view of the blocks out of date"
-        assert np.array_equal(ref.header, self.header), "observation header out of date"
         # marks only ever added (VV-R24): compare with the last checked position of this state
         prev = getattr(self, "_inv_prev", None)
         if prev is not None and prev[0] <= self.turn:

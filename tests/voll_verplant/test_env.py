@@ -5,10 +5,10 @@ import json
 
 import numpy as np
 import pytest
+from vv_helpers import game, num, random_game, reveal, setup
 
 from boardzoo.envs import make
 from boardzoo.envs.voll_verplant import encoder as E
-from vv_helpers import game, num, random_game, reveal, setup
 
 
 def reference_observation(st, seat: int) -> np.ndarray:

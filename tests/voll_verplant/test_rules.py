@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from vv_helpers import CARD, free, game, legal, marked, num, play, random_game, reveal, setup, tr, turn
 
 from boardzoo.envs import ConfigError, IllegalActionError, make
 from boardzoo.envs.core.game import CHANCE, TERMINAL
-from vv_helpers import CARD, free, game, legal, marked, num, play, random_game, reveal, setup, tr, turn
 
 # ----------------------------------------------------------------- setup and deck
 

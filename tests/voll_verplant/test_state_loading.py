@@ -10,11 +10,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from vv_helpers import CARD, LINES, free, game, legal, num, random_game, reveal, setup, tr, turn
 
 from boardzoo.envs import IllegalActionError
 from boardzoo.envs.core.errors import StateError
 from boardzoo.envs.voll_verplant import encoder as E
-from vv_helpers import CARD, LINES, free, game, legal, num, random_game, reveal, setup, tr, turn
 
 
 def refused(st_or_dict, field: str, g=None, **change):

@@ -5,10 +5,10 @@ import json
 
 import numpy as np
 import pytest
+from vv_helpers import free, game, legal, marked, num, play, random_game, reveal, setup, turn
 
 from boardzoo.envs import ConfigError, make
 from boardzoo.envs.voll_verplant import encoder as E
-from vv_helpers import free, game, legal, marked, num, play, random_game, reveal, setup, turn
 
 
 @pytest.mark.parametrize("rounding,empty,expected", [
