@@ -12,6 +12,7 @@ before). Loaders are cached per file version with ``functools.cache``.
 """
 from __future__ import annotations
 
+from enum import IntEnum
 from functools import cache
 from pathlib import Path
 
@@ -37,7 +38,18 @@ DECK_SCHEMA = {
     "cards": [{"type": str, "value?": int, "count": int, "shuffle?": bool}],
 }
 CARD_TYPES = ("number", "express", "transfer", "free")
-NUMBER, EXPRESS, TRANSFER, FREE = range(4)
+
+
+class CardType(IntEnum):
+    """Card types (``DeckData.kind_type``; the index in CARD_TYPES)."""
+    NUMBER = 0
+    EXPRESS = 1
+    TRANSFER = 2
+    FREE = 3
+
+
+# plain-int aliases for the hot paths (exact ints compare on CPython's fast path)
+NUMBER, EXPRESS, TRANSFER, FREE = (int(t) for t in CardType)
 
 DEFAULT_COLORS = ["#d7263d", "#f49d37", "#1b998b", "#3f88c5", "#8e44ad", "#8d6e63", "#e84393",
                   "#2e7d32", "#c9a227", "#607d8b"]
@@ -159,8 +171,8 @@ def _stress_layout(m: MapData) -> dict[int, tuple[float, float]]:
     d[~np.isfinite(d)] = finite + 2
     j = np.eye(n) - 1.0 / n
     b = -0.5 * j @ (d ** 2) @ j
-    w, v = np.linalg.eigh(b)
-    x = v[:, -2:] * np.sqrt(np.maximum(w[-2:], 1e-9))
+    evals, evecs = np.linalg.eigh(b)
+    x = evecs[:, -2:] * np.sqrt(np.maximum(evals[-2:], 1e-9))
     x = x + 1e-3 * np.arange(2 * n).reshape(n, 2) / n
     wgt = 1.0 / np.maximum(d, 1) ** 2
     np.fill_diagonal(wgt, 0)

@@ -155,19 +155,23 @@ class _Blocks:
     numpy scalar indexing)."""
 
     __slots__ = ("turn", "card", "header", "buf", "flat", "hbuf", "hflat", "lm", "mv", "hmv", "hdr")
+    lm: list[list[int]]
+    mv: Any      # memoryview of float32 items (typeshed types item writes as int)
+    hmv: Any
+    hdr: Any
 
     def __init__(self, n: int, hide: bool, header: np.ndarray):
         self.turn = -1
         self.card = -1
         self.header = header
-        self.hdr = memoryview(header)
+        self.hdr = header.data
         self.buf = np.zeros((2 * n, BLOCK), dtype=np.float32)
         self.flat = self.buf.reshape(-1)
-        self.mv = memoryview(self.flat)
+        self.mv = self.flat.data
         if hide:
             self.hbuf = np.zeros((2 * n, BLOCK), dtype=np.float32)
             self.hflat = self.hbuf.reshape(-1)
-            self.hmv = memoryview(self.hflat)
+            self.hmv = self.hflat.data
 
 
 class VollVerplantEncoder(Encoder):

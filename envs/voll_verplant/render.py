@@ -156,12 +156,12 @@ def _sheet_lines(state: VollVerplantState, p: int) -> list[str]:
         cells = []
         for s in m.line_st[li]:
             if nums[s]:
-                c = f"*{nums[s]}"
+                cell = f"*{nums[s]}"
             elif mk[s]:
-                c = "X"
+                cell = "X"
             else:
-                c = "."
-            cells.append(f"{s + 1}{c}")
+                cell = "."
+            cells.append(f"{s + 1}{cell}")
         sc = state.scored[p][li]
         tag = "" if not sc else (f"  done +{m.bonus_first[li]} (first)" if sc == FIRST_BONUS
                                  else f"  done +{m.bonus_other[li]}")

@@ -21,6 +21,7 @@ path too, and a name with other characters is no longer looked up as bundled). B
 """
 from __future__ import annotations
 
+from enum import IntEnum
 from typing import Any
 
 import numpy as np
@@ -36,6 +37,16 @@ _RANGES = [[list(range(7 * li, 7 * li + k + 1)) for k in range(7)] for li in ran
 W_TRANSFER = 20   # window code of the transfer symbol; express v is 10 + v; number v is v
 W_EXPRESS = 10
 NO_BONUS, FIRST_BONUS, OTHER_BONUS = 0, 1, 2   # scored[p][line] (VV-R27, VV-R28)
+
+
+class Phase(IntEnum):
+    """What a position asks for: a reveal (chance), a commit on the revealed card's type, or nothing."""
+    REVEAL = 0
+    NUMBER = 1        # NUMBER + card type (data.CardType)
+    EXPRESS = 2
+    TRANSFER = 3
+    FREE_RIDE = 4
+    GAME_OVER = 5
 
 
 def transfer_value(number: int) -> int:
@@ -97,8 +108,9 @@ class VollVerplantGame(Game):
         self._templates: dict[int, VollVerplantState] = {}
         # saved states: the window code each card kind writes (VV-R11/R18; None = free ride, no
         # window), and how long a game can be (free rides between window turns, VV-R21)
-        self.kind_code = [None if t == FREE else (W_TRANSFER if t == TRANSFER else (v if t == NUMBER else W_EXPRESS + v))
-                          for t, v in zip(d.kind_type, d.kind_value)]
+        self.kind_code: list[int | None] = [
+            None if t == FREE else (W_TRANSFER if t == TRANSFER else (v if t == NUMBER else W_EXPRESS + v))
+            for t, v in zip(d.kind_type, d.kind_value)]
         self.codes = sorted({c for c in self.kind_code if c is not None})
         self.free_per_cycle = sum(c for c, t in zip(d.kind_count, d.kind_type) if t == FREE)
         # every reshuffle follows a window turn unless a free ride carries the shuffle symbol
@@ -163,6 +175,8 @@ class VollVerplantGame(Game):
 class VollVerplantState(State):
     """One position: the deck, the revealed card, the pending commits and every sheet."""
 
+    game: VollVerplantGame
+
     def __init__(self, game: VollVerplantGame, num_players: int, _blank: bool = False):
         self.game = game
         self.num_players = n = num_players
@@ -181,7 +195,7 @@ class VollVerplantState(State):
         # sheets (VV-R1: identical, empty)
         self.marks = [[0] * MAX_STATIONS for _ in range(n)]
         self.nums = [[0] * MAX_STATIONS for _ in range(n)]
-        self.wins = [[[] for _ in range(m.num_lines)] for _ in range(n)]
+        self.wins: list[list[list[int]]] = [[[] for _ in range(m.num_lines)] for _ in range(n)]
         self.scored = [[0] * m.num_lines for _ in range(n)]   # 0 no, 1 first bonus, 2 other bonus
         self.last_card = -1
         self.last_actions: list[int] = []
@@ -252,12 +266,16 @@ class VollVerplantState(State):
             return []
         return list(range(self.cur, self.num_players))
 
-    def phase(self) -> str:
+    def phase_id(self) -> Phase:
+        """The decision this position asks for (derived from ``over`` and ``card``; not saved)."""
         if self.over:
-            return "game_over"
+            return Phase.GAME_OVER
         if self.card < 0:
-            return "reveal"
-        return ("number", "express", "transfer", "free_ride")[self.game.deck.kind_type[self.card]]
+            return Phase.REVEAL
+        return Phase(Phase.NUMBER + self.game.deck.kind_type[self.card])
+
+    def phase(self) -> str:
+        return self.phase_id().name.lower()
 
     def chance_outcomes(self) -> list[tuple[Any, float]]:
         total = sum(self.deck)
@@ -620,7 +638,7 @@ class VollVerplantState(State):
         assert self.wused == [wu] * n, "windows-used cache out of date"
         assert over == (wu == m.total_windows), (
             f"over: {over} but {wu} of {m.total_windows} windows are filled (VV-R31)")
-        res_codes = sorted(g.kind_code[k] for k in resolved if g.kind_code[k] is not None)
+        res_codes = sorted(c for c in (g.kind_code[k] for k in resolved) if c is not None)
         res_free = sum(1 for k in resolved if g.kind_code[k] is None)
         left = list(codes)
         for c in res_codes:   # the window cards played since the last shuffle are on the sheets
@@ -643,7 +661,8 @@ class VollVerplantState(State):
         for p in range(n):
             mk, nm = self.marks[p], self.nums[p]
             for s in range(MAX_STATIONS):
-                assert mk[s] in (0, 1) and (not mk[s] or m.st_lines[s]), f"marks[{p}]: station {s + 1} is not on the map"
+                assert mk[s] in (0, 1) and (not mk[s] or m.st_lines[s]), (
+                    f"marks[{p}]: station {s + 1} is not on the map")
                 if nm[s]:
                     assert mk[s], f"nums[{p}]: station {s + 1} holds a transfer number but is not marked (VV-R19)"
                     assert nm[s] == m.n_lines_through[s], (

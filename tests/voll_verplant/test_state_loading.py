@@ -68,8 +68,8 @@ def test_every_position_of_random_games_loads(n, opts):
     rng = np.random.default_rng(n)
     for _ in range(3):
         st = g.new_initial_state(n)
-        seen = []
-        random_game(st, rng, on_state=lambda s: seen.append(s.to_json()))
+        seen: list[str] = []
+        random_game(st, rng, on_state=lambda s, seen=seen: seen.append(s.to_json()))
         seen.append(st.to_json())
         for js in seen[::5] + seen[-1:]:
             loads(json.loads(js), g)
@@ -329,7 +329,7 @@ def test_observation_layout_is_the_encoders_and_the_rules_table():
     layout = g.observation_layout()
     assert layout == E.layout()
     at = 0
-    for name, off, length in layout:
+    for _name, off, length in layout:
         assert off == at and length > 0
         at += length
     assert at == g.observation_size == E.OBS_SIZE
