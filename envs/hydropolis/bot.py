@@ -7,29 +7,38 @@ play; in the second it lays the selected card on its best cell. Ties are broken 
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+
+from ..core.bots import HeuristicBot
+from ..core.game import ConfigError
+from .data import COPPER
+from .rules import HydropolisGame, HydropolisState
 
 LEAKY_GIFT = 2.0      # a leaky card lets the next player cover it for 5 + placement points
 COPPER_KEEP = 0.3     # copper meets copper for 3 rather than 2: keep it for later
 
 
-def _value(state, t: int, cell: int, rot: int) -> float:
+def _value(state: HydropolisState, t: int, cell: int, rot: int) -> float:
     deck = state.game.deck
     v = float(state.points(t, cell, rot))
     if deck.leaky[t]:
         v -= LEAKY_GIFT
-    if deck.colour[t] == 1:
+    if deck.colour[t] == COPPER:
         v -= COPPER_KEEP
     return v
 
 
-def policy(state, seat: int, rng: np.random.Generator) -> int:
+def policy(state: HydropolisState, seat: int, rng: np.random.Generator) -> int:
+    """Choose ``seat``'s action in ``state`` (called through core.bots.HeuristicBot)."""
     g = state.game
     mask = state.legal_mask()
     legal = np.flatnonzero(mask)
     if len(legal) == 1:
         return int(legal[0])
-    best, best_v = [], -1e9
+    best: list[int] = []
+    best_v = -1e9
     if state.selected >= 0:                       # second step: choose the cell
         t, rot = divmod(state.selected, 2)
         options = [(int(a), t, int(a) - g.cell_base, rot) for a in legal]
@@ -43,3 +52,10 @@ def policy(state, seat: int, rng: np.random.Generator) -> int:
         elif abs(v - best_v) <= 1e-9:
             best.append(a)
     return int(best[int(rng.integers(len(best)))])
+
+
+def heuristic(game: HydropolisGame, seat: int, seed: int | None = None, **style: Any) -> HeuristicBot:
+    """The game's heuristic bot (GameSpec.heuristic); it has no style variants."""
+    if style:
+        raise ConfigError(f"{game.env_id} heuristic has no style {sorted(style)}")
+    return HeuristicBot(policy, seed, name="hydropolis-greedy")

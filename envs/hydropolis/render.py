@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .components import CAP, COPPER, PIPE
+from ..core.render import PLAYER_COLORS, Canvas
+from .data import CAP, COPPER, PIPE
+from .rules import OVER, PHASE_NAMES, PLACE, PLAY
 
 # ----------------------------------------------------------------------------- text
 _V = {PIPE: "|", CAP: "o"}
@@ -24,7 +26,6 @@ def _centre_char(deck, t: int) -> str:
 
 def render_text(st) -> str:
     """The whole public state as text: scores, hands, pile, then the table, 3x3 characters a card."""
-    from .rules import OVER, PHASE_NAMES, PLACE, PLAY
     g = st.game
     geo, deck = g.geo, g.deck
     lines = [f"Hydropolis  phase: {PHASE_NAMES[st.phase_id]}  draw pile: {st.pile_size}  "
@@ -130,8 +131,6 @@ def draw_card(cv, x0: float, y0: float, deck, t: int, rot: int, highlight=None) 
 
 def render_rgb(st) -> np.ndarray:
     """The table and a side panel as an HxWx3 uint8 picture."""
-    from ..core.render import PLAYER_COLORS, Canvas
-    from .rules import OVER, PLACE, PLAY
     g = st.game
     geo, deck = g.geo, g.deck
     tw = geo.cols * (CARD_W + GAP) + GAP

@@ -7,30 +7,162 @@ Chance is dealt card by card: every draw (the deal, the start card, each turn's 
 node whose outcome is the drawn card *type*, with probability proportional to the copies left in
 the draw pile, so the pile never needs a hidden order. The start player is one more chance node.
 
+This module holds the rules only (it imports core and data, never the encoder, bot or renderer;
+``__init__.SPEC`` puts them together). A cell's *context* packs what its four neighbours show
+towards it into 8 bits (2 bits per side: 0 no card / table edge, 1 NONE, 2 PIPE, 3 CAP); legality
+of every (card type, rotation) depends only on that context (HY-R11 to HY-R14), so it is
+precomputed once per (deck, table) as :class:`Geometry` (``HydropolisGame.setup``).
+
 Version history:
     v0: first release (before any release: the optional action-feature block).
+    v0, one folder shape (issue 12): the deck files moved to ``data/decks/<name>.json`` and the
+        ``deck`` option is resolved by core ``resolve_data``: a bare name (lower-case letters,
+        digits, ``_``) is a bundled deck, anything else is a path, and a relative path is now
+        relative to the current working directory (before: relative to this package's folder, and
+        a name could also hold upper-case letters and ``-``, read as ``deck_<name>.json`` beside
+        this module). The observation moved to encoder.py (same blocks, same values: the golden
+        transcripts are unchanged); play is unchanged.
 """
 from __future__ import annotations
 
+import re
+from enum import IntEnum
+from functools import cache
 from typing import Any
 
 import numpy as np
 
-from ..core.game import CHANCE, TERMINAL, ConfigError, Game, Option, State, as_action
+from ..core.game import CHANCE, TERMINAL, ConfigError, Game, Option, State
 from ..core.schema import Dict, Int, List, Spec, Str, Tuple
-from .components import CARD_PLANES, TARGET_PLANE, Deck, Geometry, geometry, parse_table_size
+from .data import CAP, NONE, PIPE, Deck, load_deck
 
 START_HAND = 3          # HY-R2
 WRENCH_POINTS = 15      # HY-V1
 WRENCHES_TO_WIN = 3     # HY-V1
 OVERLAY_BONUS = 5       # HY-R19
-ACTION_POINTS_SCALE = 0.1   # observation: action_points() x this
-SEAT_SLOTS = 6          # observation: per-seat blocks (max players)
-SEAT_FEATURES = 4       # present, score, hand size, wrenches
+MIN_SIDE, MAX_SIDE = 3, 31   # HY-V4: table columns and rows
 
-# phases
-DEAL, START_CARD, START_PLAYER, PLAY, PLACE, DRAW, OVER = range(7)
-PHASE_NAMES = ("deal", "start_card", "start_player", "play", "place", "draw", "over")
+
+class Phase(IntEnum):
+    """Turn phases (saved by name, lower case: ``PHASE_NAMES``)."""
+
+    DEAL = 0
+    START_CARD = 1
+    START_PLAYER = 2
+    PLAY = 3
+    PLACE = 4
+    DRAW = 5
+    OVER = 6
+
+
+DEAL, START_CARD, START_PLAYER, PLAY, PLACE, DRAW, OVER = Phase   # the hot paths read module names
+PHASE_NAMES = tuple(p.name.lower() for p in Phase)
+
+
+def parse_table_size(value: str) -> tuple[int, int]:
+    """``"15x11"`` -> (15, 11); both sides in 3..31 (the start card needs neighbours)."""
+    m = re.fullmatch(r"\s*(\d+)\s*[xX×]\s*(\d+)\s*", value)
+    if not m:
+        raise ConfigError(f"option table_size={value!r}: expected 'COLSxROWS' such as '15x11'")
+    cols, rows = int(m.group(1)), int(m.group(2))
+    if not (MIN_SIDE <= cols <= MAX_SIDE and MIN_SIDE <= rows <= MAX_SIDE):
+        raise ConfigError(f"option table_size={value!r}: columns and rows must be in {MIN_SIDE}..{MAX_SIDE}")
+    return cols, rows
+
+
+def edges_fit(edges: tuple[int, ...], slots: list[int]) -> bool:
+    """Whether a card with ``edges`` (NESW) fits neighbours showing ``slots`` (0 empty, else edge+1).
+
+    HY-R11: PIPE-PIPE and PIPE-CAP fit (and connect), CAP-NONE and NONE-NONE fit, CAP-CAP and
+    PIPE-NONE (either way round) do not; HY-R13: an empty side has no constraint; HY-R12: at least
+    one connection is needed.
+    """
+    connected = False
+    for d in range(4):
+        s = slots[d]
+        if s == 0:
+            continue
+        mine, theirs = edges[d], s - 1
+        if mine == CAP and theirs == CAP:
+            return False
+        if (mine == PIPE and theirs == NONE) or (mine == NONE and theirs == PIPE):
+            return False
+        if mine != NONE and theirs != NONE:
+            connected = True
+    return connected
+
+
+class Geometry:
+    """Everything about one (deck, table) pair that never changes during a game (HY-V4): the
+    neighbours of every cell, the legality table per context and the connection-points table."""
+
+    def __init__(self, deck: Deck, cols: int, rows: int):
+        self.deck = deck
+        self.cols, self.rows = cols, rows
+        self.num_cells = C = cols * rows
+        self.centre = (rows // 2) * cols + cols // 2
+        T = deck.num_types
+        # orthogonal neighbours NB[c][d] (-1 = table edge, HY-R13) and the 8 cells around (HY-R16)
+        nb, nb8 = [], []
+        for c in range(C):
+            r, q = divmod(c, cols)
+            row = []
+            for dr, dq in ((-1, 0), (0, 1), (1, 0), (0, -1)):
+                rr, qq = r + dr, q + dq
+                row.append(rr * cols + qq if 0 <= rr < rows and 0 <= qq < cols else -1)
+            nb.append(tuple(row))
+            nb8.append(tuple((r + dr) * cols + q + dq for dr in (-1, 0, 1) for dq in (-1, 0, 1)
+                             if (dr or dq) and 0 <= r + dr < rows and 0 <= q + dq < cols))
+        self.nb = tuple(nb)
+        self.nb8 = tuple(nb8)
+        # legal[ctx, t, r]: HY-R11 (edge compatibility), HY-R12 (a connection), HY-R7 (one action per
+        # distinct play: rotation 180 masked for symmetric cards); live[ctx]: a PIPE or CAP faces the cell
+        legal = np.zeros((256, T, 2), dtype=bool)
+        live = np.zeros(256, dtype=bool)
+        for ctx in range(256):
+            slots = [(ctx >> (2 * d)) & 3 for d in range(4)]
+            live[ctx] = any(s >= 2 for s in slots)
+            for t in range(T):
+                for rot in range(2):
+                    if rot == 1 and deck.symmetric[t]:
+                        continue
+                    legal[ctx, t, rot] = edges_fit(deck.edges[t][rot], slots)
+        self.legal = legal
+        self.live = live
+        self.live_list = live.tolist()
+        # bit (2 t + r) of legal_bits[ctx]: card t in rotation r fits a cell with that context
+        self.legal_bits = [sum(1 << (2 * t + r) for t in range(T) for r in range(2) if legal[ctx, t, r])
+                           for ctx in range(256)]
+        # legal_by_card[2 t + r][ctx]: the same table, read per selected card
+        self.legal_by_card = [legal[:, t, r].tolist() for t in range(T) for r in range(2)]
+        # slot code (2 bits) each (type, rotation) shows on side d: edge + 1
+        self.slot = tuple(tuple(tuple(e + 1 for e in deck.edges[t][rot]) for rot in range(2)) for t in range(T))
+        # conn[ctx | colours << 8, t, r]: connection points (HY-R17, HY-R18) of card t in rotation r
+        # on a cell whose neighbours show the slot codes ``ctx`` and have the colours ``colours``
+        # (bit d set: the neighbour on side d is copper); with the 8-neighbour count (HY-R16) and the
+        # overlay bonus (HY-R19) this gives every play's points without a Python loop
+        full = np.arange(256 * 16)
+        conn = np.zeros((256 * 16, T, 2), dtype=np.int16)
+        edge = np.array(deck.edges, dtype=np.int64)                  # (T, 2, 4)
+        own_col = np.array(deck.colour, dtype=np.int64)[None, :]      # (1, T)
+        for d in range(4):
+            s = (full >> (2 * d)) & 3                                # 0 empty, else their edge + 1
+            col = (full >> (8 + d)) & 1
+            theirs = (s - 1)[:, None, None]
+            mine = edge[None, :, :, d]
+            same = (col[:, None] == own_col)[:, :, None]
+            pp = (mine == PIPE) & (theirs == PIPE)
+            pc = ((mine == PIPE) & (theirs == CAP)) | ((mine == CAP) & (theirs == PIPE))
+            conn += np.where(s[:, None, None] == 0, 0, np.where(pp, 2 + same, np.where(pc, same, 0))).astype(np.int16)
+        self.conn = conn
+        # the same table per card as plain lists, conn_by_card[2 t + r][full context]
+        self.conn_by_card = conn.reshape(256 * 16, 2 * T).T.tolist()
+
+
+@cache
+def geometry(deck: Deck, cols: int, rows: int) -> Geometry:
+    """The tables of one (deck, table) pair, built once (shared between games: read only)."""
+    return Geometry(deck, cols, rows)
 
 
 class HydropolisGame(Game):
@@ -56,8 +188,8 @@ class HydropolisGame(Game):
                                   "placement points, or exactly 5",
                                   choices=("bonus_plus_placement", "bonus_only")),
         "table_size": Option("15x11", "HY-V4: table edge, 'COLSxROWS' (3..31 each)", type=str),
-        "deck": Option("waterworks_88", "HY-V4: deck data file (name of deck_<name>.json or a .json path)",
-                       type=str),
+        "deck": Option("waterworks_88", "HY-V4: deck data, a bundled name (data/decks/<name>.json) or a path "
+                       "to a .json file (relative to the working directory)", type=str),
         "solo": Option(False, "HY-V5: solo score attack (requires num_players=1; one player is always solo)"),
         "action_features": Option(False, "observation ends with the points each legal action scores now "
                                   "(one float per action); slower"),
@@ -71,83 +203,42 @@ class HydropolisGame(Game):
         {"action_features": True},
     ]
 
-    def __init__(self, **options: Any):
-        super().__init__(**options)
-        geo = self.geo
-        self.deck: Deck = geo.deck
-        self.num_types = T = self.deck.num_types
-        self.num_cells = C = geo.num_cells
-        self.cell_base = 2 * T
-        self.pass_action = 2 * T + C
-        self.num_actions = self.pass_action + 1
-        # observation layout (the encoder writes at these offsets; ``observation_layout`` names them):
-        # table planes | own hand | unseen | selected card | pile | seats | passes | to move
-        self.obs_table = C * CARD_PLANES
-        self.obs_unseen = self.obs_table + T
-        self.obs_selected = self.obs_table + 2 * T
-        self.obs_tail = self.obs_selected + 2 * T
-        self.obs_seats = self.obs_tail + 1
-        self.obs_passes = self.obs_seats + SEAT_SLOTS * SEAT_FEATURES
-        self.obs_to_move = self.obs_passes + 1
-        self.observation_size = self.obs_to_move + SEAT_SLOTS
-        # option action_features: a last block with one feature per action, the points that
-        # action's play scores now (``HydropolisState.action_points``), for the seat to move only
-        self.action_feature_offset = None
-        if self.options["action_features"]:
-            self.action_feature_offset = self.observation_size
-            self.observation_size += self.num_actions
-        # seat-relative order of the per-seat blocks: index arrays per (players, seat)
-        self._perm: dict[int, list[np.ndarray]] = {}
-
-        self.wrench = bool(self.options["wrench"])
-        self.target = int(self.options["target_score"])
-        self.bonus_only = self.options["overlay_scoring"] == "bonus_only"
-        self.deck_counts = np.array(self.deck.counts, dtype=np.int16)
-        self.leaky = self.deck.leaky
-        self.sound = np.array([not x for x in self.leaky])   # card types that can never be covered
-        self.colour = self.deck.colour
-
-    def observation_layout(self) -> list[tuple[str, int, int]]:
-        """Named blocks of the observation, from the offsets the encoder writes at (RULES.md,
-        "Observation layout")."""
-        layout = [
-            ("table", 0, self.obs_table),                         # cells x CARD_PLANES, cell-major
-            ("own_hand", self.obs_table, self.obs_unseen - self.obs_table),
-            ("unseen", self.obs_unseen, self.obs_selected - self.obs_unseen),
-            ("selected_card", self.obs_selected, self.obs_tail - self.obs_selected),
-            ("pile_size", self.obs_tail, self.obs_seats - self.obs_tail),
-            ("seats", self.obs_seats, self.obs_passes - self.obs_seats),  # SEAT_SLOTS x SEAT_FEATURES
-            ("passes", self.obs_passes, self.obs_to_move - self.obs_passes),
-            ("to_move", self.obs_to_move, SEAT_SLOTS),
-        ]
-        if self.action_feature_offset is not None:
-            layout.append(("action_features", self.action_feature_offset, self.num_actions))
-        return layout
-
-    def seat_perm(self, n: int) -> list[np.ndarray]:
-        if n not in self._perm:
-            b = self.obs_seats
-            self._perm[n] = [np.array([b + ((seat + i) % n) * SEAT_FEATURES + j for i in range(n)
-                                       for j in range(SEAT_FEATURES)], dtype=np.int64) for seat in range(n)]
-        return self._perm[n]
+    geo: Geometry
+    deck: Deck
 
     def check_options(self) -> None:
         if self.options["target_score"] < 0:
             raise ConfigError(f"option target_score={self.options['target_score']} must be >= 0 (0 = none)")
+
+    def setup(self) -> None:
+        """Load the deck, build the (deck, table) tables and the action layout (HY-V1 to HY-V4)."""
         cols, rows = parse_table_size(self.options["table_size"])
-        self.geo: Geometry = geometry(self.options["deck"], cols, rows)
-        if self.geo.deck.total < 2:
+        self.deck = deck = load_deck(self.options["deck"])
+        if deck.total < 2:
             raise ConfigError(f"option deck={self.options['deck']!r}: the deck is too small")
+        self.geo = geometry(deck, cols, rows)
+        self.num_types = T = deck.num_types
+        self.num_cells = C = self.geo.num_cells
+        self.cell_base = 2 * T
+        self.pass_action = 2 * T + C
+        self.num_actions = self.pass_action + 1
+        self.wrench = bool(self.options["wrench"])
+        self.target = int(self.options["target_score"])
+        self.bonus_only = self.options["overlay_scoring"] == "bonus_only"
+        self.deck_counts = np.array(deck.counts, dtype=np.int16)
+        self.leaky = deck.leaky
+        self.sound = np.array([not x for x in self.leaky])   # card types that can never be covered
+        self.colour = deck.colour
 
     def check_players(self, num_players: int) -> None:
         super().check_players(num_players)
         if self.options["solo"] and num_players != 1:
             raise ConfigError(f"option solo=True needs num_players=1, got num_players={num_players}")
-        if self.geo.deck.total < START_HAND * num_players + 1:
-            raise ConfigError(f"option deck={self.options['deck']!r} has {self.geo.deck.total} cards, "
+        if self.deck.total < START_HAND * num_players + 1:
+            raise ConfigError(f"option deck={self.options['deck']!r} has {self.deck.total} cards, "
                               f"too few for num_players={num_players}")
 
-    def new_initial_state(self, num_players: int) -> "HydropolisState":
+    def new_initial_state(self, num_players: int) -> HydropolisState:
         self.check_players(num_players)
         return HydropolisState(self, int(num_players))
 
@@ -192,10 +283,76 @@ class HydropolisGame(Game):
                             max_len=max_turns),
         })
 
-    def _state_from_dict(self, data: dict) -> "HydropolisState":
+    def _state_from_dict(self, data: dict) -> HydropolisState:
         """Build the state from a dict that passed :meth:`state_schema` (types and sizes are exact)."""
-        s = HydropolisState(self, data["num_players"])
-        s.phase_id = PHASE_NAMES.index(data["phase"])
+        return HydropolisState.from_dict(self, data)
+
+    # ------------------------------------------------------------------ actions
+    def card_action(self, t: int, rot: int) -> int:
+        """First step: select card type ``t`` in rotation ``rot`` (0, or 1 = 180 degrees)."""
+        return 2 * t + rot
+
+    def cell_action(self, cell: int) -> int:
+        """Second step: lay the selected card on ``cell`` (index ``row * cols + col``)."""
+        return self.cell_base + cell
+
+    def cell_name(self, cell: int) -> str:
+        r, c = divmod(cell, self.geo.cols)
+        return f"c{c}r{r}"
+
+    def play_name(self, t: int, cell: int, rot: int) -> str:
+        return f"{self.deck.type_name(t)} {180 if rot else 0}deg at {self.cell_name(cell)}"
+
+
+class HydropolisState(State):
+    """One Hydropolis position.
+
+    Public: the table (type and rotation per cell), covered cards, scores, wrenches, hand sizes,
+    draw pile size, pass counter, the history of turns and the card the player to move selected.
+    Private: each hand (counts per type). Hidden: the draw pile (a multiset; draws are chance nodes).
+    """
+
+    game: HydropolisGame
+    ctx: list[int]
+    colctx: list[int]
+    n8: list[int]
+    cand: set[int]
+    on_table: np.ndarray
+    hand_bits: list[int]
+
+    def __init__(self, game: HydropolisGame, num_players: int):
+        self.game = game
+        self.num_players = n = num_players
+        T, C = game.num_types, game.num_cells
+        self.phase_id: Phase = DEAL
+        self.deal_left = START_HAND * n          # HY-R2
+        self.to_move = 0
+        self.selected = -1                       # type * 2 + rotation chosen in the first step
+        self.hands = np.zeros((n, T), dtype=np.int16)
+        self.hand_sizes = [0] * n
+        self.pile = list(game.deck.counts)      # HY-R1: the whole deck, shuffled by drawing at random
+        self.pile_size = sum(self.pile)
+        self.cell_t = [-1] * C                  # card type per cell, -1 = empty
+        self.cell_r = [0] * C
+        self.covered = np.zeros(T, dtype=np.int16)
+        self.score = [0] * n
+        self.wrenches = [0] * n
+        self.passes = 0                          # HY-R21 consecutive-pass counter
+        self.wrench_winner = -1
+        # (seat, type, cell, rotation, points) of every turn; type -1 = a pass
+        self.history: list[tuple[int, int, int, int, int]] = []
+        self._audit: _Replay | None = None      # check_invariants' replay of all but the last turn
+        self._rebuild()
+
+    @classmethod
+    def from_dict(cls, game: HydropolisGame, data: dict) -> HydropolisState:
+        """Build a state from a dict already checked against ``game.state_schema`` (every saved
+        field present, ints in range, lists of the right length); the derived table data are
+        rebuilt from the fields. Unlike ``game.state_from_dict`` it does not run
+        :meth:`check_invariants` (the caller does), so rule tests can start from positions the
+        rules cannot reach."""
+        s = cls(game, data["num_players"])
+        s.phase_id = Phase(PHASE_NAMES.index(data["phase"]))
         s.deal_left = data["deal_left"]
         s.to_move = data["to_move"]
         s.selected = data["selected"]
@@ -214,68 +371,10 @@ class HydropolisGame(Game):
         s._rebuild()
         return s
 
-    # ------------------------------------------------------------------ actions
-    def card_action(self, t: int, rot: int) -> int:
-        """First step: select card type ``t`` in rotation ``rot`` (0, or 1 = 180 degrees)."""
-        return 2 * t + rot
-
-    def cell_action(self, cell: int) -> int:
-        """Second step: lay the selected card on ``cell`` (index ``row * cols + col``)."""
-        return self.cell_base + cell
-
-    def cell_name(self, cell: int) -> str:
-        r, c = divmod(cell, self.geo.cols)
-        return f"c{c}r{r}"
-
-    def play_name(self, t: int, cell: int, rot: int) -> str:
-        return f"{self.deck.type_name(t)} {180 if rot else 0}deg at {self.cell_name(cell)}"
-
-    def renderer(self):
-        from .render import render_rgb
-        return render_rgb
-
-    def heuristic_bot(self, seat: int, seed: int | None = None):
-        from ..core.bots import HeuristicBot
-        from .bot import policy
-        return HeuristicBot(policy, seed, name="hydropolis-greedy")
-
-
-class HydropolisState(State):
-    """One Hydropolis position.
-
-    Public: the table (type and rotation per cell), covered cards, scores, wrenches, hand sizes,
-    draw pile size, pass counter, the history of turns and the card the player to move selected.
-    Private: each hand (counts per type). Hidden: the draw pile (a multiset; draws are chance nodes).
-    """
-
-    def __init__(self, game: HydropolisGame, num_players: int):
-        self.game = game
-        self.num_players = n = num_players
-        T, C = game.num_types, game.num_cells
-        self.phase_id = DEAL
-        self.deal_left = START_HAND * n          # HY-R2
-        self.to_move = 0
-        self.selected = -1                       # type * 2 + rotation chosen in the first step
-        self.hands = np.zeros((n, T), dtype=np.int16)
-        self.hand_sizes = [0] * n
-        self.pile = list(game.deck.counts)      # HY-R1: the whole deck, shuffled by drawing at random
-        self.pile_size = sum(self.pile)
-        self.cell_t = [-1] * C                  # card type per cell, -1 = empty
-        self.cell_r = [0] * C
-        self.covered = np.zeros(T, dtype=np.int16)
-        self.score = [0] * n
-        self.wrenches = [0] * n
-        self.passes = 0                          # HY-R21 consecutive-pass counter
-        self.wrench_winner = -1
-        # (seat, type, cell, rotation, points) of every turn; type -1 = a pass
-        self.history: list[tuple[int, int, int, int, int]] = []
-        self._mask = None
-        self._audit: _Replay | None = None      # check_invariants' replay of all but the last turn
-        self._rebuild()
-
     # ------------------------------------------------------------ derived data
     def _rebuild(self) -> None:
-        """Recompute the derived table data (contexts, playable cells, planes) from scratch."""
+        """Recompute the derived table data (contexts, playable cells, cards per type on the table,
+        hand bits) from scratch."""
         g = self.game
         C = g.num_cells
         self.ctx = [0] * C
@@ -286,58 +385,16 @@ class HydropolisState(State):
             if t >= 0:
                 for nb in nb8[c]:
                     n8[nb] += 1
-        self._afeat = None
-        self._pcache = None
-        self.cand: set[int] = set()
-        # the public part of every observation, kept up to date incrementally: table planes and
-        # the selected card; ``planes`` is a view into it
-        self.buf = np.zeros(g.observation_size, dtype=np.float32)
-        self.planes = self.buf[:g.obs_table].reshape(C, CARD_PLANES)
-        self._sync_tail()
+        self.cand: set[int] = set()            # HY-R8/R9: the cells a card may be laid on
         self.on_table = np.zeros(g.num_types, dtype=np.int16)
         for c in range(C):
             if self.cell_t[c] >= 0:
                 self.on_table[self.cell_t[c]] += 1
                 self._place(c, self.cell_t[c], self.cell_r[c], new=False)
-        self._sync_private()
         self.hand_bits = [self._bits_of(p) for p in range(self.num_players)]
-
-    def _sync_tail(self) -> None:
-        """Write the part of ``buf`` after the table (selected card, pile, seats, passes) from scratch
-        into a zeroed tail."""
-        if self.selected >= 0:
-            self.buf[self.game.obs_selected + self.selected] = 1.0
-        for p in range(self.num_players):
-            self._sync(p)
-
-    def _sync(self, p: int) -> None:
-        """Write seat ``p``'s public numbers, the pile size and the pass counter into ``buf``."""
-        g = self.game
-        buf = self.buf
-        o = g.obs_tail
-        buf[o] = self.pile_size / g.deck.total
-        b = g.obs_seats + p * SEAT_FEATURES
-        buf[b] = 1.0
-        buf[b + 1] = self.score[p] * 0.01
-        buf[b + 2] = self.hand_sizes[p] * 0.1
-        buf[b + 3] = self.wrenches[p] / WRENCHES_TO_WIN
-        buf[g.obs_passes] = self.passes / self.num_players
-
-    def _sync_private(self) -> None:
-        """Rebuild ``private[p]`` = [own hand | cards p has not seen] x 0.25 for every seat."""
-        g = self.game
-        unseen = g.deck_counts - self.on_table - self.covered
-        own = self.hands.astype(np.float32)
-        self.private = np.concatenate([own, unseen[None, :] - own], axis=1).astype(np.float32) * 0.25
 
     def _bits_of(self, p: int) -> int:
         return sum(3 << (2 * t) for t, k in enumerate(self.hands[p].tolist()) if k > 0)
-
-    def _see(self, p: int, t: int) -> None:
-        """Seat p takes a card of type t into its hand (observation bookkeeping)."""
-        priv = self.private
-        priv[p, t] += 0.25
-        priv[p, self.game.num_types + t] -= 0.25
 
     def _place(self, c: int, t: int, r: int, new: bool = True) -> None:
         """Put card (t, r) on cell c and update the neighbours' contexts incrementally (``new``:
@@ -350,7 +407,7 @@ class HydropolisState(State):
         self.cell_t[c] = t
         self.cell_r[c] = r
         slot = geo.slot[t][r]
-        ctx, cand, cell_t, live, buf = self.ctx, self.cand, self.cell_t, geo.live_list, self.buf
+        ctx, cand, cell_t, live = self.ctx, self.cand, self.cell_t, geo.live_list
         colctx, copper = self.colctx, self.game.colour[t]
         for d, nb in enumerate(geo.nb[c]):
             if nb < 0:
@@ -362,17 +419,13 @@ class HydropolisState(State):
             colctx[nb] = (colctx[nb] & ~(1 << opp)) | (copper << opp)
             if cell_t[nb] < 0:                   # HY-R8: an empty cell a PIPE or CAP faces
                 if live[v]:
-                    if nb not in cand:
-                        cand.add(nb)
-                        buf[nb * CARD_PLANES + TARGET_PLANE] = 1.0
-                elif nb in cand:                 # an overlay can close a pipe end
+                    cand.add(nb)
+                else:                            # an overlay can close a pipe end
                     cand.discard(nb)
-                    buf[nb * CARD_PLANES + TARGET_PLANE] = 0.0
         if self.game.leaky[t]:                   # HY-R9/R10: only a leaky card can be covered
             cand.add(c)
         else:
             cand.discard(c)
-        buf[c * CARD_PLANES:(c + 1) * CARD_PLANES] = geo.card_rows[t, r]
 
     def playable(self, seat: int | None = None) -> np.ndarray:
         """bool (cells, types, 2): which card of ``seat``'s hand fits which cell (HY-R7-R15)."""
@@ -442,10 +495,8 @@ class HydropolisState(State):
         raise AssertionError("empty draw pile at a draw")  # pragma: no cover
 
     def is_legal_chance(self, outcome: Any) -> bool:
-        if outcome.__class__ is not int:
-            outcome = as_action(outcome)          # numpy ints and 0-d int arrays; never bools
-            if outcome.__class__ is not int:
-                return False
+        if outcome.__class__ is not int:          # the base class made integer-likes ints; never bools
+            return False
         if self.phase_id == START_PLAYER:
             return 0 <= outcome < self.num_players
         if self.phase_id in (DEAL, START_CARD, DRAW):
@@ -453,26 +504,15 @@ class HydropolisState(State):
         return False
 
     def _apply(self, a: int) -> None:
-        if a.__class__ is not int:                  # a chance outcome given as a numpy int
-            a = as_action(a)
-        p = self.to_move
-        self._afeat = None
-        self._step(a)
-        if self.phase_id != PLACE:
-            self._sync(p)
-
-    def _step(self, a: int) -> None:
         ph = self.phase_id
         if ph == PLAY:
             if a == self.game.pass_action:
                 self._pass()
             else:
                 self.selected = a
-                self.buf[self.game.obs_selected + a] = 1.0
                 self.phase_id = PLACE
         elif ph == PLACE:
             t, r = divmod(self.selected, 2)
-            self.buf[self.game.obs_selected + self.selected] = 0.0
             self.selected = -1
             self._play(t, a - self.game.cell_base, r)
         elif ph == DRAW:                        # HY-R4/R5: draw one card, then the next player
@@ -480,7 +520,6 @@ class HydropolisState(State):
             self.pile_size -= 1
             p = self.to_move
             self.hands[p, a] += 1
-            self._see(p, a)
             self.hand_bits[p] |= 3 << (2 * a)
             self.hand_sizes[p] += 1
             self.to_move = (p + 1) % self.num_players
@@ -491,10 +530,8 @@ class HydropolisState(State):
             self.pile[a] -= 1
             self.pile_size -= 1
             self.hands[seat, a] += 1
-            self._see(seat, a)
             self.hand_bits[seat] |= 3 << (2 * a)
             self.hand_sizes[seat] += 1
-            self._sync(seat)
             self.deal_left -= 1
             if self.deal_left == 0:
                 self.phase_id = START_CARD
@@ -502,7 +539,6 @@ class HydropolisState(State):
             self.pile[a] -= 1
             self.pile_size -= 1
             self.on_table[a] += 1
-            self.private[:, self.game.num_types + a] -= 0.25
             self._place(self.game.geo.centre, a, 0, new=True)
             self.phase_id = START_PLAYER
         elif ph == START_PLAYER:
@@ -511,10 +547,11 @@ class HydropolisState(State):
 
     def points(self, t: int, cell: int, rot: int) -> int:
         """Points a play of (t, rot) on ``cell`` scores now (HY-R16 to HY-R19, HY-V3)."""
-        return self._points(cell, 2 * t + rot)
+        return self.play_points(cell, 2 * t + rot)
 
-    def _points(self, cell: int, tr: int) -> int:
-        """:meth:`points` of card ``tr = 2 t + rot``: the cards in the 8 cells around (``n8``), one
+    def play_points(self, cell: int, tr: int) -> int:
+        """:meth:`points` of card ``tr = 2 t + rot`` (the one scoring formula): the cards in the 8
+        cells around (``n8``), one
         connection per side from the geometry's table (HY-R17, HY-R18, by the neighbours' facing
         edges and colours), and the overlay bonus (HY-R19, HY-V3)."""
         if self.cell_t[cell] >= 0:                         # HY-R19 overlay
@@ -553,12 +590,6 @@ class HydropolisState(State):
             self.hand_bits[p] &= ~(3 << (2 * t))
         self.hand_sizes[p] -= 1
         self.on_table[t] += 1
-        priv = self.private
-        priv[p, t] -= 0.25                                # own hand -> table: still seen by p
-        T = g.num_types
-        for q in range(self.num_players):
-            if q != p:
-                priv[q, T + t] -= 0.25
         self._place(cell, t, rot)
         self.score[p] += pts
         self.passes = 0
@@ -580,74 +611,7 @@ class HydropolisState(State):
             self.phase_id = PLAY
 
     # ------------------------------------------------------------ information
-    def observation(self, seat: int) -> np.ndarray:
-        """Seat-relative: table planes per cell (occupied, leaky, copper, pipe/cap per side N E S W,
-        playable target), own hand counts, unseen card counts, the selected card (second step),
-        pile size, per seat (me first) present/score/hand size/wrenches, passes, seat to move, and
-        with option ``action_features`` the points of each legal action (for the seat to move only)."""
-        g = self.game
-        n = self.num_players
-        out = self.buf.copy()                           # table planes and selected card
-        o = g.obs_table
-        out[o:g.obs_selected] = self.private[seat]      # own hand | cards this seat has not seen
-        if seat:
-            out[g.obs_seats:g.obs_seats + n * SEAT_FEATURES] = self.buf[g.seat_perm(n)[seat]]
-        if self.phase_id in (PLAY, PLACE, DRAW):
-            out[g.obs_to_move + (self.to_move - seat) % n] = 1.0
-        if seat == self.to_move and self.phase_id in (PLAY, PLACE) and g.action_feature_offset is not None:
-            idx, val = self._action_points_sparse()
-            out[idx + g.action_feature_offset] = val * ACTION_POINTS_SCALE
-        return out
-
-    def action_points(self) -> np.ndarray:
-        """Points (HY-R16 to HY-R19, HY-V3) each legal action of the seat to move leads to now, as
-        float32 over the actions (0 for illegal ones): in the first step the best play of that card
-        and rotation over its legal cells, in the second step the selected card on that cell
-        (the observation's action features are these x ``ACTION_POINTS_SCALE``)."""
-        g = self.game
-        out = np.zeros(g.num_actions, dtype=np.float32)
-        idx, val = self._action_points_sparse()
-        out[idx] = val
-        return out
-
-    def _action_points_sparse(self) -> tuple[np.ndarray, np.ndarray]:
-        """(actions, points) of the legal actions' points (see :meth:`action_points`), cached per state.
-        A loop over the few candidate cells (plain Python beats numpy here)."""
-        if self._afeat is not None:
-            return self._afeat
-        g = self.game
-        geo = g.geo
-        ctx, pts = self.ctx, self._points
-        best: dict[int, int] = {}
-        base = g.cell_base
-        if self.phase_id == PLACE:
-            tr = self.selected
-            pc = self._pcache                   # this turn's first step already scored every cell
-            if pc is not None and pc[0] == len(self.history) and tr in pc[1]:
-                best = pc[1][tr]
-            else:
-                ok = geo.legal_by_card[tr]
-                best = {base + c: pts(c, tr) for c in self.cand if ok[ctx[c]]}
-        elif self.phase_id == PLAY:
-            lb = geo.legal_bits
-            hand = self.hand_bits[self.to_move]
-            per: dict[int, dict[int, int]] = {}     # card -> {cell action: points}, for the second step
-            for c in self.cand:
-                bits = lb[ctx[c]] & hand
-                while bits:
-                    low = bits & -bits
-                    bits ^= low
-                    tr = low.bit_length() - 1
-                    v = pts(c, tr)
-                    if v > best.get(tr, -1):
-                        best[tr] = v
-                    per.setdefault(tr, {})[base + c] = v
-            self._pcache = (len(self.history), per)
-        self._afeat = (np.fromiter(best.keys(), dtype=np.int64, count=len(best)),
-                       np.fromiter(best.values(), dtype=np.float32, count=len(best)))
-        return self._afeat
-
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> "HydropolisState":
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> HydropolisState:
         """Re-deal the other hands (same sizes) and the draw pile from the cards ``seat`` has not
         seen. (Passes reveal that a hand had no legal play; the re-deal ignores that, so a re-dealt
         state may give a seat of the current run of passes a playable card, which
@@ -675,9 +639,7 @@ class HydropolisState(State):
             s.hand_bits[p] = s._bits_of(p)
             i += k
         s.pile = np.bincount(cards[i:], minlength=T).tolist()
-        s._sync_private()
-        s._mask = None
-        s._afeat = None
+        s._mask = None                                     # the seat to move may hold other cards
         return s
 
     def scores(self) -> list[float]:
@@ -710,7 +672,7 @@ class HydropolisState(State):
         return f"lay at {g.cell_name(cell)}{what}"
 
     # ------------------------------------------------------------ copies
-    def clone(self) -> "HydropolisState":
+    def clone(self) -> HydropolisState:
         s = HydropolisState.__new__(HydropolisState)
         s.__dict__.update(self.__dict__)
         s.hands = self.hands.copy()
@@ -726,11 +688,9 @@ class HydropolisState(State):
         s.colctx = list(self.colctx)
         s.n8 = list(self.n8)
         s.cand = set(self.cand)
-        s.buf = self.buf.copy()
-        s.planes = s.buf[:self.game.obs_table].reshape(self.planes.shape)
         s.on_table = self.on_table.copy()
-        s.private = self.private.copy()
         s.hand_bits = list(self.hand_bits)
+        s.encoder_cache = None                             # a clone starts without one (core.game.State)
         return s
 
     def _to_dict(self) -> dict:
@@ -755,7 +715,7 @@ class HydropolisState(State):
         history leaves, and the game must be over exactly when an end rule says so."""
         g = self.game
         n = self.num_players
-        T, C = g.num_types, g.num_cells
+        T = g.num_types
         ph = self.phase_id
         # HY-R1: every card of the deck is in exactly one place: hands, pile, table or covered
         table = np.bincount(np.array(self.cell_t, dtype=np.int64) + 1, minlength=T + 1)[1:]
@@ -777,21 +737,14 @@ class HydropolisState(State):
             fresh = self.clone()                 # the incremental data equal a fresh rebuild
             fresh._rebuild()
         else:
-            assert self.deal_left == 0, f"deal_left: {self.deal_left} cards still to deal in phase {self.phase()!r} (HY-R2)"
+            assert self.deal_left == 0, \
+                f"deal_left: {self.deal_left} cards still to deal in phase {self.phase()!r} (HY-R2)"
             fresh = self._check_turns()          # the table data equal the history's replay
-            fresh.buf = np.concatenate([fresh.buf, np.zeros(g.observation_size - g.obs_table, dtype=np.float32)])
-            fresh.selected, fresh.pile_size, fresh.num_players = self.selected, self.pile_size, n
-            fresh.score, fresh.hand_sizes, fresh.wrenches, fresh.passes = (
-                self.score, self.hand_sizes, self.wrenches, self.passes)
-            fresh._sync_tail()
-            fresh.hands, fresh.on_table, fresh.covered = self.hands, self.on_table, self.covered
-            fresh._sync_private()
             fresh.hand_bits = [self._bits_of(p) for p in range(n)]
         assert fresh.ctx == self.ctx and fresh.cand == self.cand and fresh.hand_bits == self.hand_bits
         assert fresh.colctx == self.colctx and fresh.n8 == self.n8
-        assert (fresh.buf == self.buf).all() and (fresh.private == self.private).all()
 
-    def _replay_turn(self, R: "_Replay", i: int, is_last: bool) -> None:
+    def _replay_turn(self, R: _Replay, i: int, is_last: bool) -> None:
         """Replay turn ``history[i]`` on ``R`` (see :meth:`check_invariants`); ``is_last``: the
         state's phase tells whether its draw is still pending or it ended the game."""
         g = self.game
@@ -806,7 +759,7 @@ class HydropolisState(State):
             tr = 2 * t + r
             assert c in rp.cand and g.geo.legal_by_card[tr][rp.ctx[c]], \
                 f"history[{i}]: {g.play_name(t, c, r)} is not a legal play there (HY-R7 to HY-R14)"
-            want = rp._points(c, tr)
+            want = rp.play_points(c, tr)
             assert pts == want, f"history[{i}]: the play scored {pts}, the rules give {want} (HY-R16 to HY-R19)"
             rp._place(c, t, r)
             R.played[p] += 1
@@ -851,7 +804,8 @@ class HydropolisState(State):
         on = [c for c, t in enumerate(self.cell_t) if t >= 0]
         assert not any(self.cell_r), "cell_rot: a rotated card before the first turn (setup 3: rotation 0)"
         if ph == START_PLAYER:
-            assert on == [g.geo.centre], "cell_type: after setup exactly the start card lies on the table, in the centre"
+            assert on == [g.geo.centre], \
+                "cell_type: after setup exactly the start card lies on the table, in the centre"
         else:
             assert not on, f"cell_type: a card on the table before the start card (phase {self.phase()!r})"
         assert not self.covered.any(), "covered: no card is covered before the first turn"
@@ -861,7 +815,7 @@ class HydropolisState(State):
         assert self.wrench_winner == -1, "wrench_winner: a winner before the first turn"
         assert self.selected == -1, "selected: a selected card before the first turn"
 
-    def _check_turns(self) -> "HydropolisState":
+    def _check_turns(self) -> HydropolisState:
         """The turn phases: replay the history from the start card (see :meth:`check_invariants`);
         returns the replay (a bare state with the table data only)."""
         g = self.game
@@ -905,7 +859,7 @@ class HydropolisState(State):
         cached = self._audit
         valid = (cached is not None and cached.start == start and cached.k <= L - 1
                  and (cached.k == 0 or hist[cached.k - 1] is cached.last))
-        R = cached.copy() if valid else _Replay(self, start)
+        R = cached.copy() if valid and cached is not None else _Replay(self, start)
         if R.k < L - 1 or not valid:
             for i in range(R.k, L - 1):
                 self._replay_turn(R, i, False)
@@ -921,7 +875,8 @@ class HydropolisState(State):
                     f"cell_type[{c}]: the history's plays leave another card on {g.cell_name(c)}"
                 assert rp.cell_r[c] == self.cell_r[c], \
                     f"cell_rot[{c}]: the history's plays leave another rotation on {g.cell_name(c)}"
-        assert self.score == score, f"scores: {self.score}, but the history's points add up to {score} (HY-R16 to HY-R20)"
+        assert self.score == score, \
+            f"scores: {self.score}, but the history's points add up to {score} (HY-R16 to HY-R20)"
         assert self.wrenches == wr, f"wrenches: {self.wrenches}, but the history's plays earn {wr} (HY-V1)"
         winner = hist[-1][0] if ph == OVER and won else -1
         assert self.wrench_winner == winner, f"wrench_winner: {self.wrench_winner}, expected {winner} (HY-V1)"
@@ -935,7 +890,8 @@ class HydropolisState(State):
         if hist:
             q = hist[-1][0]
             want = q if ph in (DRAW, OVER) else (q + 1) % n
-            assert self.to_move == want, f"to_move: seat {self.to_move}, but after the last turn (seat {q}) it is seat {want}"
+            assert self.to_move == want, \
+                f"to_move: seat {self.to_move}, but after the last turn (seat {q}) it is seat {want}"
         # HY-R3/R5: a seat that passed had no legal play, and nothing has changed since for the
         # seats of the current run of passes (and a pass still waiting for its draw)
         lb, ctx = geo.legal_bits, self.ctx
@@ -957,10 +913,6 @@ class HydropolisState(State):
             assert self.selected == -1, f"selected: a selected card in phase {self.phase()!r}"
         return rp
 
-    def __str__(self) -> str:
-        from .render import render_text
-        return render_text(self)
-
 
 class _Replay:
     """The table and the counters after replaying the first ``k`` turns of a history from the
@@ -972,19 +924,19 @@ class _Replay:
         g = state.game
         C = g.num_cells
         n = state.num_players
-        rp = HydropolisState.__new__(HydropolisState)     # a bare table: what _place and _points use
+        rp = HydropolisState.__new__(HydropolisState)     # a bare table: what _place and play_points use
         rp.game = g
         rp.cell_t, rp.cell_r = [-1] * C, [0] * C
         rp.ctx, rp.colctx, rp.n8 = [0] * C, [0] * C, [0] * C
         rp.cand = set()
-        rp.buf = np.zeros(g.obs_table, dtype=np.float32)
         rp._place(g.geo.centre, start, 0)                # setup 3: the start card
-        self.rp, self.start, self.k, self.last = rp, start, 0, None
+        self.rp, self.start, self.k = rp, start, 0
+        self.last: tuple[int, int, int, int, int] | None = None
         self.pile = g.deck.total - START_HAND * n - 1     # HY-R2: after the deal and the start card
         self.streak, self.won = 0, False
         self.score, self.wr, self.drawn, self.played = [0] * n, [0] * n, [0] * n, [0] * n
 
-    def copy(self) -> "_Replay":
+    def copy(self) -> _Replay:
         o = _Replay.__new__(_Replay)
         src = self.rp
         rp = HydropolisState.__new__(HydropolisState)
@@ -992,7 +944,6 @@ class _Replay:
         rp.cell_t, rp.cell_r = list(src.cell_t), list(src.cell_r)
         rp.ctx, rp.colctx, rp.n8 = list(src.ctx), list(src.colctx), list(src.n8)
         rp.cand = set(src.cand)
-        rp.buf = src.buf.copy()
         o.rp, o.start, o.k, o.last = rp, self.start, self.k, self.last
         o.pile, o.streak, o.won = self.pile, self.streak, self.won
         o.score, o.wr, o.drawn, o.played = list(self.score), list(self.wr), list(self.drawn), list(self.played)

@@ -3,7 +3,9 @@
 Positions are built from readable setups: ``setup(table={(col, row): "IH lead", ...},
 hands={0: ["LE copper", ...]})`` puts cards on the table (rotation 0 unless ``("LE lead", 1)``)
 and in hands; all other cards stay in the draw pile unless ``pile=[...]`` is given (the rest is
-then out of play).
+then out of play). They are saved-state dicts loaded with the public ``HydropolisState.from_dict``
+(which rebuilds the derived data but, unlike ``game.state_from_dict``, does not refuse positions
+without a history that leads there).
 """
 from __future__ import annotations
 
@@ -14,8 +16,8 @@ import pytest
 
 from boardzoo.envs import ConfigError, IllegalActionError, make, make_game
 from boardzoo.envs.core.game import CHANCE, TERMINAL
-from boardzoo.envs.hydropolis.components import CAP, NONE, PIPE, edges_fit
-from boardzoo.envs.hydropolis.rules import DRAW, OVER, PLACE, PLAY
+from boardzoo.envs.hydropolis.data import CAP, NONE, PIPE, deck_path
+from boardzoo.envs.hydropolis.rules import DRAW, PLACE, HydropolisState, edges_fit
 
 GAME = make_game("hydropolis_v0")
 TY = {GAME.deck.type_name(t): t for t in range(GAME.num_types)}
@@ -26,41 +28,36 @@ def cell(g, col: int, row: int) -> int:
     return row * g.geo.cols + col
 
 
-def setup(g=GAME, n=2, table=None, hands=None, pile=None, to_move=0, scores=None, wrenches=None):
-    """A state in the play phase built from a readable description."""
-    st = g.new_initial_state(n)
+def setup(g=GAME, n=2, table=None, hands=None, pile=None, to_move=0, scores=None, wrenches=None,
+          passes=0, phase="play"):
+    """A state in the play phase (or ``phase``) built from a readable description."""
+    d = g.new_initial_state(n).to_dict()
     T = g.num_types
     counts = np.array(g.deck.counts, dtype=np.int64)
-    st.cell_t = [-1] * g.num_cells
-    st.cell_r = [0] * g.num_cells
+    cell_t, cell_r = [-1] * g.num_cells, [0] * g.num_cells
     for (c, r), spec in (table or {}).items():
         name, rot = (spec, 0) if isinstance(spec, str) else spec
-        st.cell_t[cell(g, c, r)] = TY[name]
-        st.cell_r[cell(g, c, r)] = rot
+        cell_t[cell(g, c, r)] = TY[name]
+        cell_r[cell(g, c, r)] = rot
         counts[TY[name]] -= 1
-    st.hands = np.zeros((n, T), dtype=np.int16)
+    hand = np.zeros((n, T), dtype=np.int64)
     for p, names in (hands or {}).items():
         for name in names:
-            st.hands[p, TY[name]] += 1
+            hand[p, TY[name]] += 1
             counts[TY[name]] -= 1
     assert (counts >= 0).all(), "setup uses more copies than the deck has"
+    covered = [0] * T
     if pile is None:
-        st.pile = counts.tolist()
+        left = counts.tolist()
     else:
-        st.pile = [0] * T
+        left = [0] * T
         for name in pile:
-            st.pile[TY[name]] += 1
-        st.covered = (counts - np.array(st.pile)).astype(np.int16)   # the rest is out of play
-    st.pile_size = sum(st.pile)
-    st.hand_sizes = [int(x) for x in st.hands.sum(axis=1)]
-    st.deal_left = 0
-    st.phase_id = PLAY
-    st.to_move = to_move
-    st.score = list(scores or [0] * n)
-    st.wrenches = list(wrenches or [0] * n)
-    st._rebuild()
-    st._mask = None
-    return st
+            left[TY[name]] += 1
+        covered = (counts - np.array(left)).tolist()     # the rest is out of play
+    d.update(cell_type=cell_t, cell_rot=cell_r, hands=hand.tolist(), pile=left, covered=covered,
+             deal_left=0, phase=phase, to_move=to_move, scores=list(scores or [0] * n),
+             wrenches=list(wrenches or [0] * n), passes=passes)
+    return HydropolisState.from_dict(g, d)
 
 
 def play(st, name: str, col: int, row: int, rot: int = 0) -> int:
@@ -317,8 +314,7 @@ def test_HY_R21_ends_when_all_pass_in_succession_with_empty_pile():
 
 
 def test_HY_R21_a_pass_that_draws_resets_the_counter():
-    st = setup(table={CENTRE: "IH lead"}, hands={0: ["IV lead"], 1: ["IV lead"]}, pile=["IV copper"])
-    st.passes = 1
+    st = setup(table={CENTRE: "IH lead"}, hands={0: ["IV lead"], 1: ["IV lead"]}, pile=["IV copper"], passes=1)
     st.apply_action(GAME.pass_action)
     assert st.passes == 0 and st.phase() == "draw"
     draw(st, "IV copper")
@@ -339,10 +335,9 @@ def test_HY_R22_target_score_ends_the_game_at_once():
 
 
 def test_HY_R23_highest_total_wins_ties_share():
-    st = setup(scores=[10, 12])
-    st.phase_id = OVER
-    assert st.winners() == [1] and st.returns() == [-1.0, 1.0]
-    st.score = [12, 12]
+    st = setup(scores=[10, 12], phase="over")
+    assert st.is_terminal() and st.winners() == [1] and st.returns() == [-1.0, 1.0]
+    st = setup(scores=[12, 12], phase="over")
     assert st.winners() == [0, 1] and st.returns() == [0.0, 0.0]
 
 
@@ -452,7 +447,6 @@ def test_HY_V4_deck_option_reads_a_data_file(tmp_path):
 
 
 def _deck_file():
-    from boardzoo.envs.hydropolis.components import deck_path
     return deck_path("waterworks_88")
 
 
@@ -530,10 +524,10 @@ def test_observation_is_seat_relative_and_hides_hands():
                scores=[1, 2, 3])
     g = st.game
     o1 = st.observation(1)
-    o = g.obs_table
+    o = g.encoder.layout.offset("own_hand")
     assert o1[o + TY["X copper"]] == 0.25 and o1[o + TY["IH lead"]] == 0
-    tail = g.obs_tail + 1
-    assert [o1[tail + 1 + 4 * i] for i in range(3)] == pytest.approx([0.02, 0.03, 0.01])
+    seats = g.encoder.layout.offset("seats")
+    assert [o1[seats + 1 + 4 * i] for i in range(3)] == pytest.approx([0.02, 0.03, 0.01])
     other = st.resample_hidden(1, np.random.default_rng(0))
     np.testing.assert_array_equal(other.observation(1), o1)
     assert other.hands[1].tolist() == st.hands[1].tolist()
@@ -711,10 +705,51 @@ def test_HY_R16_R19_points_table_matches_the_plain_rules(options):
             for c, t, r in zip(*np.nonzero(fits)):
                 assert st.points(int(t), int(c), int(r)) == reference_points(st, int(t), int(c), int(r))
                 plays += 1
-            feats = st.action_points()
+            feats = g.encoder.action_points(st)
             if st.phase() == "play":
                 for t, r in {(int(t), int(r)) for _, t, r in zip(*np.nonzero(fits))}:
                     assert feats[2 * t + r] == max(reference_points(st, t, int(c), r)
                                                    for c in np.flatnonzero(fits[:, t, r]))
             st.apply_action(int(rng.choice(np.flatnonzero(st.legal_mask()))))
     assert plays > 500
+
+
+def test_HY_V4_deck_names_and_relative_paths(tmp_path, monkeypatch):
+    """A bare name is a bundled deck (data/decks/<name>.json); anything else is a path, a relative
+    one against the working directory (version history: before issue 12, against the package)."""
+    assert _deck_file().parent.name == "decks" and _deck_file().name == "waterworks_88.json"
+    d = json.loads(_deck_file().read_text())
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "tiny.json").write_text(json.dumps(dict(d, name="tiny", types=[dict(t, count=1)
+                                                                                        for t in d["types"]])))
+    monkeypatch.chdir(tmp_path)
+    assert make_game("hydropolis_v0", deck="mine/tiny.json").deck.total == 31
+    with pytest.raises(ConfigError, match="deck"):
+        make_game("hydropolis_v0", deck="tiny.json")           # not in the working directory
+    with pytest.raises(ConfigError, match="waterworks_88"):
+        make_game("hydropolis_v0", deck="no_such_deck")       # the message lists the bundled decks
+
+
+def test_encoder_cache_follows_clones_and_loaded_states():
+    """The encoder keeps the table planes on the state (``encoder_cache``); a clone that plays on
+    differently, the original and a loaded copy each see their own table."""
+    g = make_game("hydropolis_v0", action_features=True)
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        st = g.new_initial_state(3)
+        while not st.is_terminal():
+            if st.is_chance_node():
+                st.apply_action(st.sample_chance(rng))
+                continue
+            p = st.current_player()
+            st.observation(p)
+            if rng.random() < 0.2:
+                other = st.clone()
+                other.apply_action(int(rng.choice(np.flatnonzero(other.legal_mask()))))
+                other.observation(other.current_player() if other.current_player() >= 0 else p)
+                for x in (st, other):
+                    fresh = g.state_from_dict(x.to_dict())          # no cache: built from scratch
+                    for q in range(3):
+                        np.testing.assert_array_equal(x.observation(q), fresh.observation(q))
+                        np.testing.assert_allclose(x.observation(q), _reference_observation(x, q), rtol=1e-6)
+            st.apply_action(int(rng.choice(np.flatnonzero(st.legal_mask()))))

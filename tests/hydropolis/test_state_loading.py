@@ -21,7 +21,8 @@ import pytest
 from boardzoo.envs import make_game
 from boardzoo.envs.core.errors import StateError
 from boardzoo.envs.core.game import CHANCE
-from boardzoo.envs.hydropolis.rules import SEAT_FEATURES, SEAT_SLOTS
+from boardzoo.envs.hydropolis.data import deck_path
+from boardzoo.envs.hydropolis.encoder import SEAT_FEATURES
 
 GAME = make_game("hydropolis_v0")
 TY = {GAME.deck.type_name(t): t for t in range(GAME.num_types)}
@@ -230,7 +231,6 @@ def test_HY_R21_pass_counter_and_turn_order():
 def _tiny_game(tmp_path):
     """The default deck with one copy of each of the 31 card types, so random games soon empty the
     draw pile and end by passes."""
-    from boardzoo.envs.hydropolis.components import deck_path
     d = json.loads(deck_path("waterworks_88").read_text())
     p = tmp_path / "tiny.json"
     p.write_text(json.dumps(dict(d, name="tiny", types=[dict(t, count=1) for t in d["types"]])))
@@ -357,7 +357,7 @@ def test_observation_layout_is_the_encoders(opts):
     T = g.num_types
     assert lay_["table"] == (0, g.num_cells * 12)
     assert lay_["own_hand"][1] == T and lay_["unseen"][1] == T and lay_["selected_card"][1] == 2 * T
-    assert lay_["seats"][1] == SEAT_SLOTS * SEAT_FEATURES and lay_["to_move"][1] == SEAT_SLOTS
+    assert lay_["seats"][1] == g.max_players * SEAT_FEATURES and lay_["to_move"][1] == g.max_players
     if opts.get("action_features"):
         assert lay_["action_features"] == (g.action_feature_offset, g.num_actions)
     else:

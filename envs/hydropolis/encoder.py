@@ -1,0 +1,251 @@
+"""Observation encoder of Hydropolis (seat-relative; the table is in RULES.md, "Observation layout").
+
+Blocks, declared once in ``build`` (every offset below comes from the layout):
+
+===================  ==========================================================================
+``table``            cells x 12 planes, cell-major: occupied, leaky, copper, (pipe, cap) per side
+                     N E S W, playable target (an empty cell a pipe or cap faces, or a leaky card)
+``own_hand``         copies per type in the seat's hand x 0.25
+``unseen``           copies per type the seat has not seen (deck - table - covered - own) x 0.25
+``selected_card``    one-hot ``type * 2 + rotation`` in the ``place`` step
+``pile_size``        draw pile / deck size
+``seats``            6 seats x (present, score x 0.01, hand size x 0.1, wrenches / 3), me first
+``passes``           consecutive passes / players
+``to_move``          relative seat to move, one-hot (play, place and draw phases)
+``action_features``  option ``action_features`` only: the points (HY-R16 to HY-R19, the rules'
+                     ``play_points``) each legal action of the seat to move leads to, x 0.1: in
+                     the first step the best cell of that card, in the second that cell
+===================  ==========================================================================
+
+Speed: the table planes are the encoder's incremental cache, ``state.encoder_cache`` (a
+:class:`_Cache`, read and written only here; the rules never see it): built from the table once,
+then brought up to date from the plays the history gained since (a play changes its own cell and
+the playable flag of its four neighbours). It is tied to the state's history list, so a clone or a
+loaded state (a new list) builds its own. The per-state unseen counts and action features are
+cached in it too, keyed by what changes them: the blocks from ``own_hand`` to ``passes`` per
+seat (``tails``) change only with the history or the draw pile, the action features also with the
+step. ``tests/hydropolis`` compares the result with a plain reference encoder.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core.encoder import Encoder, Layout
+from .data import CAP, COPPER, PIPE
+from .rules import DRAW, PLACE, PLAY, WRENCHES_TO_WIN, HydropolisGame, HydropolisState
+
+# planes of one table cell
+P_OCCUPIED, P_LEAKY, P_COPPER, P_EDGES = 0, 1, 2, 3   # P_EDGES + 2 d: pipe on side d, + 2 d + 1: cap
+SIDES = 4
+P_TARGET = P_EDGES + 2 * SIDES                        # a card may be laid here
+CARD_PLANES = P_TARGET + 1
+
+SEAT_FEATURES = 4           # present, score, hand size, wrenches
+COUNT_SCALE = 0.25          # own_hand, unseen: copies x this
+SCORE_SCALE = 0.01          # seats: score x this
+HAND_SCALE = 0.1            # seats: hand size x this
+ACTION_POINTS_SCALE = 0.1   # action_features: points x this
+
+
+class _Cache:
+    """One state's encoder data: ``buf`` (observation size) holds the table planes of the table
+    after the first ``k`` turns of ``hist`` (the state's history list; with ``k == 0`` the table is
+    re-read at every encode, the start card is laid before any turn); the rest of ``buf`` is zero.
+    ``tails[seat]`` are the blocks ``own_hand`` to ``passes`` seen by ``seat`` (the selected card
+    left out) and ``unseen`` the public unseen counts, both under the key ``tkey``; ``afeat`` the
+    sparse action features under ``akey``; ``pcache`` the first step's points per card and cell
+    for the second."""
+
+    __slots__ = ("hist", "k", "buf", "view", "tkey", "tails", "unseen", "akey", "afeat", "pcache")
+
+    def __init__(self, hist: list, size: int):
+        self.hist = hist
+        self.k = 0
+        self.buf = np.zeros(size, dtype=np.float32)
+        self.view: Any = self.buf.data      # float32 items as Python floats (cheaper than numpy's)
+        self.tkey: tuple[int, int] | None = None
+        self.tails: dict[int, np.ndarray] = {}
+        self.unseen = np.zeros(0)
+        self.akey: tuple | None = None
+        self.afeat: tuple[np.ndarray, np.ndarray] | None = None
+        self.pcache: tuple[int, dict[int, dict[int, int]]] | None = None
+
+
+class HydropolisEncoder(Encoder):
+    game: HydropolisGame
+
+    def build(self, L: Layout) -> None:
+        g = self.game
+        T, C = g.num_types, g.num_cells
+        self.T = T
+        self.seat_slots = g.max_players
+        self.table = L.block("table", C * CARD_PLANES)
+        self.own_hand = L.block("own_hand", T)
+        self.unseen = L.block("unseen", T)
+        self.selected = L.block("selected_card", 2 * T)
+        self.pile = L.block("pile_size", 1)
+        self.seats = L.block("seats", self.seat_slots * SEAT_FEATURES)
+        self.passes = L.block("passes", 1)
+        self.to_move = L.block("to_move", self.seat_slots)
+        self.features: int | None = None
+        if g.options["action_features"]:
+            self.action_features = "action_features"
+            self.features = L.block("action_features", g.num_actions)
+        self.tail_len = self.to_move - self.own_hand     # the blocks own_hand .. passes (see _tail)
+        # the planes of a card (type, rotation) on a cell
+        deck = g.deck
+        rows = np.zeros((T, 2, CARD_PLANES), dtype=np.float32)
+        for t in range(T):
+            for rot in range(2):
+                rows[t, rot, P_OCCUPIED] = 1.0
+                rows[t, rot, P_LEAKY] = float(deck.leaky[t])
+                rows[t, rot, P_COPPER] = float(deck.colour[t] == COPPER)
+                rows[t, rot, P_TARGET] = float(deck.leaky[t])   # HY-R9: a leaky card can be covered
+                for d in range(SIDES):
+                    e = deck.edges[t][rot][d]
+                    if e == PIPE:
+                        rows[t, rot, P_EDGES + 2 * d] = 1.0
+                    elif e == CAP:
+                        rows[t, rot, P_EDGES + 2 * d + 1] = 1.0
+        self.card_rows = rows
+
+    # ------------------------------------------------------------------ table planes
+    def _fill(self, c: _Cache, state: HydropolisState) -> None:
+        """Write the whole table into ``c.buf`` (zeros before)."""
+        o = self.table
+        planes = c.buf[o:o + self.game.num_cells * CARD_PLANES].reshape(-1, CARD_PLANES)
+        on = [cell for cell, t in enumerate(state.cell_t) if t >= 0]
+        if on:
+            planes[on] = self.card_rows[[state.cell_t[x] for x in on], [state.cell_r[x] for x in on]]
+        v = c.view
+        for cell in state.cand:
+            v[o + cell * CARD_PLANES + P_TARGET] = 1.0
+
+    def _cache(self, state: HydropolisState) -> _Cache:
+        """``state.encoder_cache``, brought up to date with the state's table."""
+        hist = state.history
+        c = state.encoder_cache
+        k = len(hist)
+        if c is None or c.hist is not hist or c.k == 0 or c.k > k:
+            c = _Cache(hist, self.size)
+            self._fill(c, state)
+            c.k = k
+            state.encoder_cache = c
+            return c
+        if c.k < k:
+            o = self.table
+            v = c.view
+            buf, rows = c.buf, self.card_rows
+            cell_t, cell_r, cand = state.cell_t, state.cell_r, state.cand
+            nbs = self.game.geo.nb
+            for i in range(c.k, k):
+                cell = hist[i][2]
+                if cell < 0:                                 # a pass
+                    continue
+                b = o + cell * CARD_PLANES
+                buf[b:b + CARD_PLANES] = rows[cell_t[cell], cell_r[cell]]
+                for nb in nbs[cell]:                         # HY-R8: the neighbours' playable flag
+                    if nb >= 0 and cell_t[nb] < 0:
+                        v[o + nb * CARD_PLANES + P_TARGET] = 1.0 if nb in cand else 0.0
+            c.k = k
+        return c
+
+    # ------------------------------------------------------------------ encode
+    def _tail(self, c: _Cache, state: HydropolisState, seat: int) -> np.ndarray:
+        """The blocks ``own_hand`` .. ``passes`` seen by ``seat`` (zeros for the selected card),
+        cached per seat until the history or the draw pile change (nothing else changes them)."""
+        key = (len(state.history), state.pile_size)
+        if c.tkey != key:
+            c.tkey = key
+            c.tails = {}
+            c.unseen = (self.game.deck_counts - state.on_table - state.covered) * COUNT_SCALE
+        tail = c.tails.get(seat)
+        if tail is not None:
+            return tail
+        n = state.num_players
+        T = self.T
+        base = self.own_hand
+        u = self.unseen - base
+        tail = np.zeros(self.tail_len, dtype=np.float32)
+        own = state.hands[seat] * COUNT_SCALE                # own hand | cards not seen (exact)
+        tail[:T] = own
+        np.subtract(c.unseen, own, out=tail[u:u + T])
+        score, hand, wr = state.score, state.hand_sizes, state.wrenches
+        vals: list[float] = []
+        p = seat
+        for _ in range(n):                                   # me first, then in turn order
+            vals += (1.0, score[p] * SCORE_SCALE, hand[p] * HAND_SCALE, wr[p] / WRENCHES_TO_WIN)
+            p = p + 1 if p + 1 < n else 0
+        b = self.seats - base
+        tail[b:b + n * SEAT_FEATURES] = vals                 # Python floats, rounded once to float32
+        tail[self.pile - base] = state.pile_size / self.game.deck.total
+        tail[self.passes - base] = state.passes / n
+        c.tails[seat] = tail
+        return tail
+
+    def encode(self, state: HydropolisState, seat: int) -> np.ndarray:
+        """What ``seat`` sees of ``state`` (the blocks in the module docstring)."""
+        c = self._cache(state)
+        out = c.buf.copy()
+        out[self.own_hand:self.to_move] = self._tail(c, state, seat)
+        if state.selected >= 0:
+            out[self.selected + state.selected] = 1.0
+        ph = state.phase_id
+        if ph == PLAY or ph == PLACE or ph == DRAW:
+            out[self.to_move + (state.to_move - seat) % state.num_players] = 1.0
+            if self.features is not None and ph != DRAW and seat == state.to_move:
+                idx, val = self._sparse(state, c)
+                out[idx + self.features] = val * ACTION_POINTS_SCALE
+        return out
+
+    # ------------------------------------------------------------------ action features
+    def action_points(self, state: HydropolisState) -> np.ndarray:
+        """Points (HY-R16 to HY-R19, HY-V3) each legal action of the seat to move leads to now, as
+        float32 over the actions (0 for illegal ones): in the first step the best play of that card
+        and rotation over its legal cells, in the second step the selected card on that cell (the
+        ``action_features`` block holds these x ``ACTION_POINTS_SCALE``)."""
+        out = np.zeros(self.game.num_actions, dtype=np.float32)
+        if state.phase_id in (PLAY, PLACE):
+            idx, val = self._sparse(state, self._cache(state))
+            out[idx] = val
+        return out
+
+    def _sparse(self, state: HydropolisState, c: _Cache) -> tuple[np.ndarray, np.ndarray]:
+        """(actions, points) of :meth:`action_points`, cached per state. A loop over the few
+        candidate cells (plain Python beats numpy here)."""
+        key = (len(state.history), state.pile_size, state.phase_id, state.selected)
+        if c.akey == key and c.afeat is not None:
+            return c.afeat
+        geo = self.game.geo
+        ctx, pts = state.ctx, state.play_points
+        best: dict[int, int] = {}
+        base = self.game.cell_base
+        if state.phase_id == PLACE:
+            tr = state.selected
+            pc = c.pcache                       # this turn's first step already scored every cell
+            if pc is not None and pc[0] == len(state.history) and tr in pc[1]:
+                best = pc[1][tr]
+            else:
+                ok = geo.legal_by_card[tr]
+                best = {base + cell: pts(cell, tr) for cell in state.cand if ok[ctx[cell]]}
+        else:
+            lb = geo.legal_bits
+            hand = state.hand_bits[state.to_move]
+            per: dict[int, dict[int, int]] = {}     # card -> {cell action: points}, for the second step
+            for cell in state.cand:
+                bits = lb[ctx[cell]] & hand
+                while bits:
+                    low = bits & -bits
+                    bits ^= low
+                    tr = low.bit_length() - 1
+                    p = pts(cell, tr)
+                    if p > best.get(tr, -1):
+                        best[tr] = p
+                    per.setdefault(tr, {})[base + cell] = p
+            c.pcache = (len(state.history), per)
+        c.afeat = (np.fromiter(best.keys(), dtype=np.int64, count=len(best)),
+                   np.fromiter(best.values(), dtype=np.float32, count=len(best)))
+        c.akey = key
+        return c.afeat
