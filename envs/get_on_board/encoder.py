@@ -4,11 +4,12 @@ Seat-relative: slots ``p0..p{P-1}`` are seats relative to the observer (``p0`` =
 clockwise); slots beyond the player count stay 0. The layout is declared once in ``build``;
 every offset used below comes from it.
 
-Speed: each seat's view is kept in a buffer on the state (attribute ``_gob_obs``, read and
-written only here) and brought up to date lazily from the rules' fields: routes and road
-markers only grow (the new tail is written), sheets, sheet types, the personal objective, the
-own tickets and the per-round block are rewritten when they differ from what the buffer shows.
-The rules never see it; a clone starts without it (the first observation builds it). The
+Speed: every seat's view is kept in one buffer on the state (attribute ``_gob_obs``, read and
+written only here) and brought up to date lazily from the rules' fields, once for all seats:
+routes and road markers follow the marker log (the new tail is written), sheet fields, sheet
+types, personal objectives, own tickets and the round-level blocks are rewritten when they differ
+from what the buffer shows. The rules never see it; a clone starts without it (the first
+observation builds it). The
 per-step block is written on the copy handed out. ``tests/get_on_board`` compares the result
 with a plain reference encoder.
 """
@@ -41,23 +42,23 @@ TOTAL_SCALE = 0.01  # running public total
 PREV_NONE = 1       # step.previous_direction: slot 0 = none, then N, E, S, W
 
 
-class _View:
-    """One seat's observation buffer (without the per-step block) and what it shows."""
+class _Views:
+    """Every seat's observation buffer of one state (without the per-step block), one row per
+    seat, and what the rows show (updated once per change for all rows)."""
 
-    __slots__ = ("buf", "fl", "slots", "nlog", "nroute", "sheets", "stype", "personal", "tickets", "choice",
-                 "rkey", "nused", "ticket", "inspector", "claimed")
+    __slots__ = ("buf", "fl", "offs", "nlog", "nroute", "sheets", "stype", "personal", "own", "rkey", "nused",
+                 "ticket", "inspector", "claimed")
 
-    def __init__(self, template: np.ndarray, n: int, slots: tuple):
-        self.buf = template.copy()
-        self.fl = memoryview(self.buf).cast("B").cast("f")  # scalar writes, cheaper than numpy's
-        self.slots = slots          # the encoder's offsets of every seat's blocks in this view
-        self.nlog = -1              # markers seen (-1: the routes are not revealed yet)
-        self.nroute = [0] * n       # route intersections written, per seat (absolute)
+    def __init__(self, template: np.ndarray, n: int, offs: tuple):
+        self.buf = np.tile(template, (n, 1))
+        self.fl = self.buf.data.cast("B").cast("f")  # scalar writes, cheaper than numpy's
+        self.offs = offs            # the encoder's flat offsets of every seat's blocks in every row
+        self.nlog = -1              # markers written (-1: the routes are not revealed yet)
+        self.nroute = [0] * n       # route intersections written, per seat
         self.sheets: list[list[int] | None] = [None] * n  # sheet values written (None: the blank block)
         self.stype = [0] * n        # sheet type written (0 = none)
-        self.personal = -1          # own personal objective written
-        self.tickets: list[int] = []  # own departure tickets written
-        self.choice = -1            # own departure choice written
+        self.personal = [-1] * n    # personal objective written in the seat's own row
+        self.own: list[tuple] = [((), -1)] * n  # departure tickets and choice written in the seat's own row
         self.rkey = -1              # phase and round when the round-level blocks were last checked
         self.nused = -1             # round counter written (-1: the round block is still blank)
         self.ticket = 0             # current ticket written (0 = none)
@@ -70,7 +71,7 @@ class _View:
     def __setstate__(self, d: dict) -> None:
         for k, x in d.items():
             setattr(self, k, x)
-        self.fl = memoryview(self.buf).cast("B").cast("f")
+        self.fl = self.buf.data.cast("B").cast("f")
 
 
 class GetOnBoardEncoder(Encoder):
@@ -126,7 +127,7 @@ class GetOnBoardEncoder(Encoder):
         self.template = np.zeros(L.size, dtype=np.float32)
         self.template[self.map_nodes:self.map_nodes + N * NODE_FEATS] = self._static_nodes().ravel()
         self.template[self.map_black:self.map_black + R] = m.black
-        self._slots: dict[tuple[int, int], tuple] = {}     # (n, seat) -> per-seat offsets
+        self._offsets: dict[int, tuple] = {}     # player count -> flat offsets (see offsets())
         self._step: dict[tuple[int, ...], tuple[int, ...]] = {}  # sub-step key -> indices set to 1
         self._total = lru_cache(maxsize=1 << 16)(self._running_total)  # sheet -> shown running total
 
@@ -142,31 +143,31 @@ class GetOnBoardEncoder(Encoder):
             st[i, F_LETTER] = 1.0 if m.letter[i] else 0.0
         return st
 
-    def slots(self, n: int, seat: int) -> tuple:
-        """Offsets of every seat's blocks in ``seat``'s view (seat p sits in slot (p - seat) mod n)."""
-        key = (n, seat)
-        s = self._slots.get(key)
-        if s is None:
-            rel = [(p - seat) % n for p in range(n)]
-            s = self._slots[key] = (
-                [self.visited[k] for k in rel], [self.end[k] for k in rel], [self.roads[k] for k in rel],
-                [self.sheet[k] for k in rel], [self.sheet_type[k] - 1 for k in rel], [self.total[k] for k in rel],
-                [self.shape[k] for k in rel])
-        return s
+    def offsets(self, n: int) -> tuple:
+        """Flat offsets into the (n, size) buffer: for seat p, in every row r, where p's blocks
+        start (p sits in slot (p - r) mod n of row r's view: me first, then clockwise)."""
+        o = self._offsets.get(n)
+        if o is None:
+            size = self.size
+
+            def per(blocks: list[int], shift: int = 0) -> list[list[int]]:
+                return [[r * size + blocks[(p - r) % n] + shift for r in range(n)] for p in range(n)]
+
+            rows = [r * size for r in range(n)]
+            o = self._offsets[n] = (per(self.visited), per(self.end), per(self.roads), per(self.sheet),
+                                    per(self.sheet_type, -1), per(self.total), per(self.shape), rows)
+        return o
 
     # ------------------------------------------------------------ encoding
     def encode(self, state: GetOnBoardState, seat: int) -> np.ndarray:
         n = state.num_players
-        views = state.__dict__.get("_gob_obs")
-        if views is None:
-            views = state.__dict__["_gob_obs"] = [None] * n
-        v = views[seat]
+        v = state.__dict__.get("_gob_obs")
         if v is None:
-            v = views[seat] = _View(self.template, n, self.slots(n, seat))
-        if not self._update(state, seat, v):  # the state went back (not by play): start again
-            v = views[seat] = _View(self.template, n, self.slots(n, seat))
-            self._update(state, seat, v)
-        out = v.buf.copy()
+            v = state.__dict__["_gob_obs"] = _Views(self.template, n, self.offsets(n))
+        if not self._update(state, v):  # the state went back (not by play): start again
+            v = state.__dict__["_gob_obs"] = _Views(self.template, n, self.offsets(n))
+            self._update(state, v)
+        out = v.buf[seat].copy()
         ph, cur = state.ph, state.cur
         if ph == P_PLACE and cur == seat:
             for o in self._step_indices(state):
@@ -177,12 +178,12 @@ class GetOnBoardEncoder(Encoder):
                 out[self.current + (cur - seat) % n] = 1.0
         return out
 
-    def _update(self, st: GetOnBoardState, seat: int, v: _View) -> bool:
-        """Bring ``v`` up to date with ``st``; False when the state went back under what the buffer
-        shows (not by play: then the caller starts from a fresh buffer)."""
+    def _update(self, st: GetOnBoardState, v: _Views) -> bool:
+        """Bring every row of ``v`` up to date with ``st``; False when the state went back under
+        what the rows show (not by play: then the caller starts from fresh rows)."""
         n = st.num_players
-        buf, fl = v.buf, v.fl
-        vis_o, end_o, road_o, sheet_o, type_o, total_o, shape_o = v.slots
+        fl = v.fl
+        vis_o, end_o, road_o, sheet_o, type_o, total_o, shape_o, rows = v.offs
         log = st.log
         nlog = len(log)
         if nlog != v.nlog:  # routes and road markers grow marker by marker (the log, in board order)
@@ -195,7 +196,10 @@ class GetOnBoardEncoder(Encoder):
                 for p in range(n):
                     if routes[p]:
                         q = routes[p][0]
-                        fl[vis_o[p] + q] = fl[end_o[p] + q] = 1.0
+                        for b in vis_o[p]:
+                            fl[b + q] = 1.0
+                        for b in end_o[p]:
+                            fl[b + q] = 1.0
                         nroute[p] = 1
                 new = log
             else:
@@ -203,13 +207,16 @@ class GetOnBoardEncoder(Encoder):
             nr = self.n_roads
             for x in new:
                 p, r = divmod(x, nr)
-                fl[road_o[p] + r] = 1.0
                 k = nroute[p]
                 rt = routes[p]
-                q = rt[k]
-                fl[vis_o[p] + q] = 1.0
-                fl[end_o[p] + rt[k - 1]] = 0.0
-                fl[end_o[p] + q] = 1.0
+                q, e = rt[k], rt[k - 1]
+                for b in road_o[p]:
+                    fl[b + r] = 1.0
+                for b in vis_o[p]:
+                    fl[b + q] = 1.0
+                for b in end_o[p]:
+                    fl[b + e] = 0.0
+                    fl[b + q] = 1.0
                 nroute[p] = k + 1
             v.nlog = nlog
         sheets, shown = st.sheets, v.sheets
@@ -218,17 +225,20 @@ class GetOnBoardEncoder(Encoder):
                 sh = sheets[p]
                 old = shown[p]
                 if sh != old:
-                    so = sheet_o[p]
+                    sc = self.scale_l
+                    bases = sheet_o[p]
                     if old is None:
-                        buf[so:so + SHEET_LEN] = np.asarray(sh, dtype=np.float32) * self.scale
-                    else:
-                        sc = self.scale_l
-                        for lo, hi in self.chunks:  # compare in chunks (C), write the changed fields
-                            if sh[lo:hi] != old[lo:hi]:
-                                for i in range(lo, hi):
-                                    if sh[i] != old[i]:
-                                        fl[so + i] = sh[i] * sc[i]
-                    fl[total_o[p]] = 0.0 if st.elim[p] else self._total(tuple(sh))
+                        old = [0] * SHEET_LEN  # the blank block
+                    for lo, hi in self.chunks:  # compare in chunks (C), write the changed fields
+                        if sh[lo:hi] != old[lo:hi]:
+                            for i in range(lo, hi):
+                                if sh[i] != old[i]:
+                                    val = sh[i] * sc[i]
+                                    for b in bases:
+                                        fl[b + i] = val
+                    tot = 0.0 if st.elim[p] else self._total(tuple(sh))
+                    for b in total_o[p]:
+                        fl[b] = tot
                     shown[p] = sh[:]
         ph = st.ph
         used = st.used
@@ -239,83 +249,100 @@ class GetOnBoardEncoder(Encoder):
         if ph == P_DEAL:
             if v.nused >= 0:
                 return False
-            for p in range(n):
-                t = st.sheet_type[p]
-                if t != v.stype[p]:
-                    if v.stype[p]:
-                        fl[type_o[p] + v.stype[p]] = 0.0
-                    if t:
-                        fl[type_o[p] + t] = 1.0
-                    v.stype[p] = t
-            if st.personal[seat] != v.personal:
-                self._write_personal(st, seat, buf)
-                v.personal = st.personal[seat]
+            self._dealt(st, v)
         else:  # sheet types and the personal objective are dealt; the round block is public
             if v.nused < 0:
-                for p in range(n):
-                    if v.stype[p] != st.sheet_type[p]:
-                        if v.stype[p]:
-                            fl[type_o[p] + v.stype[p]] = 0.0
-                        fl[type_o[p] + st.sheet_type[p]] = 1.0
-                        v.stype[p] = st.sheet_type[p]
-                if st.personal[seat] != v.personal:
-                    self._write_personal(st, seat, buf)
-                    v.personal = st.personal[seat]
-                for c in st.common:
-                    fl[self.commons + c] = 1.0
+                self._dealt(st, v)
+                for b in rows:
+                    fl[b + self.rnd] = 1.0
+                    for c in st.common:
+                        fl[b + self.commons + c] = 1.0
                 v.nused = 0
-                fl[self.rnd] = 1.0
             nu = len(used)
             if nu != v.nused:
                 if nu < v.nused:
                     return False
-                fl[self.rnd + v.nused] = 0.0
-                fl[self.rnd + nu] = 1.0
-                for t in used[v.nused:]:
-                    fl[self.used + t - 1] = 1.0
+                for b in rows:
+                    fl[b + self.rnd + v.nused] = 0.0
+                    fl[b + self.rnd + nu] = 1.0
+                    for t in used[v.nused:]:
+                        fl[b + self.used + t - 1] = 1.0
                 v.nused = nu
             t = used[-1] if ph == P_PLACE else 0
             if t != v.ticket:
                 for tt, on in ((v.ticket, 0.0), (t, 1.0)):
                     if tt:
-                        fl[self.ticket + tt - 1] = on
+                        for b in rows:
+                            fl[b + self.ticket + tt - 1] = on
                         for p in range(n):
-                            fl[shape_o[p] + self.shape_idx[v.stype[p]][tt]] = on
+                            i = self.shape_idx[v.stype[p]][tt]
+                            for b in shape_o[p]:
+                                fl[b + i] = on
                 v.ticket = t
             if st.inspector != v.inspector:
-                if v.inspector >= 0:
-                    fl[self.inspector + (v.inspector - seat) % n] = 0.0
-                fl[self.inspector + (st.inspector - seat) % n] = 1.0
+                for r, b in enumerate(rows):
+                    if v.inspector >= 0:
+                        fl[b + self.inspector + (v.inspector - r) % n] = 0.0
+                    fl[b + self.inspector + (st.inspector - r) % n] = 1.0
                 v.inspector = st.inspector
             if st.claimed != v.claimed:
                 for j, c in enumerate(st.common):
-                    fl[self.claimed + c] = 1.0 if st.claimed[j] else 0.0
+                    for b in rows:
+                        fl[b + self.claimed + c] = 1.0 if st.claimed[j] else 0.0
                 v.claimed = st.claimed[:]
-        if st.tickets[seat] != v.tickets or st.choice[seat] != v.choice:
-            self._write_own(st, seat, buf)
-            v.tickets, v.choice = st.tickets[seat][:], st.choice[seat]
+        for seat in range(n):
+            own = (tuple(st.tickets[seat]), st.choice[seat])
+            if own != v.own[seat]:
+                self._write_own(st, seat, v.buf[seat])
+                v.own[seat] = own
         return True
+
+    def _dealt(self, st: GetOnBoardState, v: _Views) -> None:
+        """Sheet types (public) and personal objectives (each in its own row) dealt so far."""
+        fl = v.fl
+        type_o = v.offs[4]
+        for p in range(st.num_players):
+            t = st.sheet_type[p]
+            if t != v.stype[p]:
+                for b in type_o[p]:
+                    if v.stype[p]:
+                        fl[b + v.stype[p]] = 0.0
+                    if t:
+                        fl[b + t] = 1.0
+                v.stype[p] = t
+            if st.personal[p] != v.personal[p]:
+                self._write_personal(st, p, v.buf[p])
+                v.personal[p] = st.personal[p]
+
+    def __getstate__(self) -> dict:  # pickling (a game with its encoder): the memo is rebuilt on load
+        d = dict(self.__dict__)
+        d.pop("_total", None)
+        return d
+
+    def __setstate__(self, d: dict) -> None:
+        self.__dict__.update(d)
+        self._total = lru_cache(maxsize=1 << 16)(self._running_total)
 
     def _running_total(self, sheet: tuple[int, ...]) -> float:
         """A sheet's running public total (the rules' one formula, before the end) as shown."""
         return self.game.rules.total(sheet, False) * TOTAL_SCALE
 
-    def _write_personal(self, st: GetOnBoardState, seat: int, buf: np.ndarray) -> None:
+    def _write_personal(self, st: GetOnBoardState, seat: int, row: np.ndarray) -> None:
         """My personal objective's three intersections (secret, GB-R45)."""
         m = self.game.map
-        buf[self.personal:self.personal + m.n] = 0.0
+        row[self.personal:self.personal + m.n] = 0.0
         if st.personal[seat] >= 0:
             for q in m.objectives[st.personal[seat]]:
-                buf[self.personal + q] = 1.0
+                row[self.personal + q] = 1.0
 
-    def _write_own(self, st: GetOnBoardState, seat: int, buf: np.ndarray) -> None:
+    def _write_own(self, st: GetOnBoardState, seat: int, row: np.ndarray) -> None:
         """My departure tickets and my choice (secret)."""
-        buf[self.own_tickets:self.own_end] = 0.0
+        row[self.own_tickets:self.own_end] = 0.0
         ts = st.tickets[seat]
         for t in ts:
-            buf[self.own_tickets + t - 1] = 1.0
+            row[self.own_tickets + t - 1] = 1.0
         if st.choice[seat] >= 0:
-            buf[self.own_choice + ts[st.choice[seat]] - 1] = 1.0
+            row[self.own_choice + ts[st.choice[seat]] - 1] = 1.0
 
     def _step_indices(self, st: GetOnBoardState) -> tuple[int, ...]:
         """Indices set to 1 in the per-step block for the seat placing a marker: phase, me as the

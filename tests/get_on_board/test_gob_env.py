@@ -218,3 +218,27 @@ def test_heuristic_beats_random():
     from boardzoo.envs.core.arena import heuristic_vs_random
     m = heuristic_vs_random(make_game("get_on_board_v0"), 2, games=16, seed=5)
     assert m.wins >= 12
+
+
+def test_GB_R45_observation_cache_follows_clones_pickles_and_loads():
+    """The encoder's per-state buffers: a clone starts fresh, a pickled or deep-copied state keeps
+    its own copy; all agree with the reference encoder as play goes on."""
+    import copy
+    import pickle
+
+    g = make_game("get_on_board_v0")
+    rng = np.random.default_rng(7)
+    st = g.new_initial_state(3)
+    states = [st]
+    for step in range(400):
+        if st.is_terminal():
+            break
+        if step == 40:
+            states = [st, st.clone(), pickle.loads(pickle.dumps(st)), copy.deepcopy(st),
+                      g.state_from_dict(st.to_dict())]
+        a = st.sample_chance(rng) if st.is_chance_node() else int(rng.choice(np.flatnonzero(st.legal_mask())))
+        for s in states:
+            s.apply_action(a)
+            for seat in range(3):
+                np.testing.assert_array_equal(s.observation(seat), reference_observation(s, seat))
+    assert len(states) == 5
