@@ -188,9 +188,14 @@ def test_state_loading_names_the_envelope():
                 g2 = make_game(env_id, **{key: alt[0]})
             except ConfigError:
                 continue
-            d2 = json.loads(g2.new_initial_state(g2.default_players).to_json())
-            with pytest.raises(BoardZooError, match="options"):
-                game.state_from_dict(d2)
+            for n in range(g2.min_players, g2.max_players + 1):
+                try:
+                    d2 = json.loads(g2.new_initial_state(n).to_json())
+                except ConfigError:  # an option that needs another player count (e.g. solo)
+                    continue
+                with pytest.raises(BoardZooError, match="options"):
+                    game.state_from_dict(d2)
+                break
 
 
 # ------------------------------------------------------------------------------ env edges
