@@ -154,8 +154,10 @@ class GetOnBoardEncoder(Encoder):
                 return [[r * size + blocks[(p - r) % n] + shift for r in range(n)] for p in range(n)]
 
             rows = [r * size for r in range(n)]
-            o = self._offsets[n] = (per(self.visited), per(self.end), per(self.roads), per(self.sheet),
-                                    per(self.sheet_type, -1), per(self.total), per(self.shape), rows)
+            vis, end, road = per(self.visited), per(self.end), per(self.roads)
+            marker = [list(zip(vis[p], end[p], road[p])) for p in range(n)]  # one loop per marker
+            o = self._offsets[n] = (vis, end, road, per(self.sheet), per(self.sheet_type, -1), per(self.total),
+                                    per(self.shape), rows, marker)
         return o
 
     # ------------------------------------------------------------ encoding
@@ -183,7 +185,7 @@ class GetOnBoardEncoder(Encoder):
         what the rows show (not by play: then the caller starts from fresh rows)."""
         n = st.num_players
         fl = v.fl
-        vis_o, end_o, road_o, sheet_o, type_o, total_o, shape_o, rows = v.offs
+        vis_o, end_o, road_o, sheet_o, type_o, total_o, shape_o, rows, marker_o = v.offs
         log = st.log
         nlog = len(log)
         if nlog != v.nlog:  # routes and road markers grow marker by marker (the log, in board order)
@@ -210,13 +212,11 @@ class GetOnBoardEncoder(Encoder):
                 k = nroute[p]
                 rt = routes[p]
                 q, e = rt[k], rt[k - 1]
-                for b in road_o[p]:
-                    fl[b + r] = 1.0
-                for b in vis_o[p]:
-                    fl[b + q] = 1.0
-                for b in end_o[p]:
-                    fl[b + e] = 0.0
-                    fl[b + q] = 1.0
+                for bv, be, br in marker_o[p]:
+                    fl[br + r] = 1.0
+                    fl[bv + q] = 1.0
+                    fl[be + e] = 0.0
+                    fl[be + q] = 1.0
                 nroute[p] = k + 1
             v.nlog = nlog
         sheets, shown = st.sheets, v.sheets
