@@ -160,18 +160,31 @@ class _Blocks:
     hmv: Any
     hdr: Any
 
-    def __init__(self, n: int, hide: bool, header: np.ndarray):
+    def __init__(self, n: int, hide: bool, header: np.ndarray, buf: np.ndarray | None = None,
+                 hbuf: np.ndarray | None = None):
         self.turn = -1
         self.card = -1
         self.header = header
         self.hdr = header.data
-        self.buf = np.zeros((2 * n, BLOCK), dtype=np.float32)
+        self.buf = np.zeros((2 * n, BLOCK), dtype=np.float32) if buf is None else buf
         self.flat = self.buf.reshape(-1)
         self.mv = self.flat.data
         if hide:
-            self.hbuf = np.zeros((2 * n, BLOCK), dtype=np.float32)
+            self.hbuf = np.zeros((2 * n, BLOCK), dtype=np.float32) if hbuf is None else hbuf
             self.hflat = self.hbuf.reshape(-1)
             self.hmv = self.hflat.data
+
+    def __reduce__(self) -> tuple:
+        """Copies and pickles rebuild the memoryviews (which cannot be copied themselves)."""
+        hbuf = getattr(self, "hbuf", None)
+        return (_restore, (self.turn, self.card, self.header, self.buf, hbuf, self.lm))
+
+
+def _restore(turn: int, card: int, header: np.ndarray, buf: np.ndarray, hbuf: np.ndarray | None,
+             lm: list[list[int]]) -> _Blocks:
+    c = _Blocks(len(buf) // 2, hbuf is not None, header.copy(), buf.copy(), None if hbuf is None else hbuf.copy())
+    c.turn, c.card, c.lm = turn, card, [row[:] for row in lm]
+    return c
 
 
 class VollVerplantEncoder(Encoder):

@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
-from vv_helpers import game, num, random_game, reveal, setup
+from vv_helpers import game, num, play, random_game, reveal, setup
 
 from boardzoo.envs import make
 from boardzoo.envs.voll_verplant import encoder as E
@@ -125,3 +126,43 @@ def test_render_ansi_and_rgb():
     random_game(st6, np.random.default_rng(0))
     img6 = g.renderer()(st6)
     assert img6.shape[1] == 3 * img.shape[1] // 2 and "winners" in str(st6)
+
+
+@pytest.mark.parametrize("opts,n", [({}, 4), ({"observe_opponent_sheets": False}, 3)])
+def test_encoder_cache_equals_a_fresh_build(opts, n):
+    """The encoder's incremental blocks (one reveal or one turn on, else rebuilt) equal, bit for
+    bit, those built from scratch for a clone (which starts without a cache), whichever positions
+    are observed."""
+    g = game(**opts)
+    rng = np.random.default_rng(7)
+    for every in (1, 2, 3, 7):
+        k = [0]
+
+        def look(s, every=every, k=k):
+            k[0] += 1
+            if k[0] % every == 0:
+                for p in range(n):
+                    assert np.array_equal(s.observation(p), s.clone().observation(p))
+        random_game(g.new_initial_state(n), rng, look)
+
+
+def test_rules_import_no_encoder_bot_or_render():
+    from pathlib import Path
+    src = Path(E.__file__).with_name("rules.py").read_text()
+    assert not re.search(r"from \.(encoder|bot|render)|import (encoder|bot|render)", src)
+    enc = Path(E.__file__).read_text()
+    assert not re.search(r"from \.(bot|render)|import (bot|render)", enc)
+
+
+@pytest.mark.parametrize("opts", [{}, {"observe_opponent_sheets": False}])
+def test_deepcopy_and_pickle_keep_the_encoder_cache_apart(opts):
+    import copy
+    import pickle
+    st = reveal(setup(3, opts=opts), "3")
+    st.observation(0)
+    play(st, num("A", 3), num("B", 2), num("C", 1))
+    reveal(st, "T")
+    for other in (copy.deepcopy(st), pickle.loads(pickle.dumps(st))):
+        for p in range(3):
+            assert np.array_equal(other.observation(p), st.observation(p))
+        assert other.encoder_cache is not st.encoder_cache
