@@ -12,9 +12,9 @@ from .core.registry import game_class, make, make_game, names, register
 
 register("hidden_castle_v0", "boardzoo.envs.hidden_castle:SPEC")
 register("downforce_v0", "boardzoo.envs.downforce.rules:DownforceGame")
-register("hydropolis_v0", "boardzoo.envs.hydropolis.rules:HydropolisGame")
-register("voll_verplant_v0", "boardzoo.envs.voll_verplant.rules:VollVerplantGame")
-register("get_on_board_v0", "boardzoo.envs.get_on_board.rules:GetOnBoardGame")
+register("hydropolis_v0", "boardzoo.envs.hydropolis:SPEC")
+register("voll_verplant_v0", "boardzoo.envs.voll_verplant:SPEC")
+register("get_on_board_v0", "boardzoo.envs.get_on_board:SPEC")
 
 __all__ = ["CHANCE", "TERMINAL", "BoardZooError", "ConfigError", "IllegalActionError", "StateError",
            "game_class", "make", "make_game", "names", "register"]
