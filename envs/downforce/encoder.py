@@ -217,9 +217,8 @@ def _encode_cars(st, L: Layout) -> bytes:
     if st.stage != "grid":                          # race positions (DF-R27 order): finished cars
         sr = L.space_rank                           # by place, then higher row, then entry stamp
         key = [s + sr[p] if p >= 0 else q - 99_000_000 for s, p, q in zip(st.stamp, pos, place)]
-        rank = [0] * NC
-        for i, c in enumerate(sorted(range(NC), key=key.__getitem__)):
-            rank[c] = i
+        order = sorted(key)
+        rank = [order.index(k) for k in key]        # keys are distinct (stamps are)
     else:
         rank = L.no_rank
     cb = L.car_bytes

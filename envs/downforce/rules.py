@@ -1035,11 +1035,6 @@ class DownforceState(State):
     # ================================================================== actions
     def _legal_mask(self) -> np.ndarray:
         t = self.dec_type
-        s = self.dec_seat
-        if t == "bid" or t == "play":               # the hand's byte mirror is the mask
-            m = bytearray(self._hb[s])
-            m += _MASK_TAIL
-            return np.frombuffer(m, dtype=np.int8)
         if t == "steer":                            # few distinct masks: shared read-only arrays
             key = tuple(self.dec_args[3:])
             m = _STEER_MASKS.get(key)
@@ -1049,6 +1044,11 @@ class DownforceState(State):
                     b[A_STEER + k] = 1
                 m = _STEER_MASKS[key] = np.frombuffer(bytes(b), dtype=np.int8)
             return m
+        s = self.dec_seat
+        if t == "bid" or t == "play":               # the hand's byte mirror is the mask
+            m = bytearray(self._hb[s])
+            m += _MASK_TAIL
+            return np.frombuffer(m, dtype=np.int8)
         m = bytearray(NUM_ACTIONS)
         if t == "bet":
             for c in range(NUM_CARS):
