@@ -223,13 +223,15 @@ class Rules:
         personal objective is not scored; at the end unscored rows count half (GB-R39) and a met
         personal objective counts (GB-R37)."""
         tv, ov = self.t_val, self.o_val
-        t0, t1, t2, b0, b1, b2 = tv[sh[T0]], tv[sh[T1]], tv[sh[T2]], ov[sh[B0]], ov[sh[B1]], ov[sh[B2]]
         if final:  # GB-R39: an unscored row counts half
+            t0, t1, t2, b0, b1, b2 = tv[sh[T0]], tv[sh[T1]], tv[sh[T2]], ov[sh[B0]], ov[sh[B1]], ov[sh[B2]]
             tour = (t0 if sh[TS0] else t0 // 2) + (t1 if sh[TS1] else t1 // 2) + (t2 if sh[TS2] else t2 // 2)
             off = (b0 if sh[BS0] else b0 // 2) + (b1 if sh[BS1] else b1 // 2) + (b2 if sh[BS2] else b2 // 2)
-        else:
-            tour = (t0 if sh[TS0] else 0) + (t1 if sh[TS1] else 0) + (t2 if sh[TS2] else 0)
-            off = (b0 if sh[BS0] else 0) + (b1 if sh[BS1] else 0) + (b2 if sh[BS2] else 0)
+        else:  # the running total: scored rows only
+            tour = ((tv[sh[T0]] if sh[TS0] else 0) + (tv[sh[T1]] if sh[TS1] else 0)
+                    + (tv[sh[T2]] if sh[TS2] else 0))
+            off = ((ov[sh[B0]] if sh[BS0] else 0) + (ov[sh[B1]] if sh[BS1] else 0)
+                   + (ov[sh[B2]] if sh[BS2] else 0))
         return (self.grandma_cum[sh[GR]], (sh[ST] + sh[IN]) * sh[SC] + max(0, sh[SSTAR]), tour,
                 max(0, sh[SL], sh[SD]), off, max(0, sh[OSTAR]), sh[C0] + sh[C1],
                 self.personal_value if (final and personal_met) else 0, self.tz_cum[sh[TZ]], self.tr_cum[sh[TR]])
