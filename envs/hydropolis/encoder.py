@@ -42,7 +42,7 @@ SIDES = 4
 P_TARGET = P_EDGES + 2 * SIDES                        # a card may be laid here
 CARD_PLANES = P_TARGET + 1
 
-SEAT_FEATURES = 4           # present, score, hand size, wrenches
+SEAT_FEATURES = 4           # present, score x SCORE_SCALE, hand size x HAND_SCALE, wrenches / 3
 COUNT_SCALE = 0.25          # own_hand, unseen: copies x this
 SCORE_SCALE = 0.01          # seats: score x this
 HAND_SCALE = 0.1            # seats: hand size x this
@@ -53,21 +53,26 @@ class _Cache:
     """One state's encoder data: ``buf`` (observation size) holds the table planes of the table
     after the first ``k`` turns of ``hist`` (the state's history list; with ``k == 0`` the table is
     re-read at every encode, the start card is laid before any turn); the rest of ``buf`` is zero.
-    ``tails[seat]`` are the blocks ``own_hand`` to ``passes`` seen by ``seat`` (the selected card
-    left out) and ``unseen`` the public unseen counts, both under the key ``tkey``; ``afeat`` the
-    sparse action features under ``akey``; ``pcache`` the first step's points per card and cell
-    for the second."""
+    ``pub`` are the copies per type nobody has seen (deck - table - covered) after those turns.
+    ``tails[seat]`` holds the blocks ``own_hand`` to ``passes`` seen by ``seat`` (the selected card
+    left out), as of the key in ``tkeys[seat]``, written from the counts ``owns[seat]`` (own hand)
+    and ``pubs[seat]`` (``pub``) it shows; ``afeat`` the sparse action features under ``akey``;
+    ``pcache`` the first step's points per card and cell for the second."""
 
-    __slots__ = ("hist", "k", "buf", "view", "tkey", "tails", "unseen", "akey", "afeat", "pcache")
+    __slots__ = ("hist", "k", "buf", "view", "pub", "tails", "views", "tkeys", "owns", "pubs",
+                 "akey", "afeat", "pcache")
 
     def __init__(self, hist: list, size: int):
         self.hist = hist
         self.k = 0
         self.buf = np.zeros(size, dtype=np.float32)
         self.view: Any = self.buf.data      # float32 items as Python floats (cheaper than numpy's)
-        self.tkey: tuple[int, int] | None = None
+        self.pub: list[int] = []
         self.tails: dict[int, np.ndarray] = {}
-        self.unseen = np.zeros(0)
+        self.views: dict[int, Any] = {}
+        self.tkeys: dict[int, tuple[int, int]] = {}
+        self.owns: dict[int, list[int]] = {}
+        self.pubs: dict[int, list[int]] = {}
         self.akey: tuple | None = None
         self.afeat: tuple[np.ndarray, np.ndarray] | None = None
         self.pcache: tuple[int, dict[int, dict[int, int]]] | None = None
@@ -131,6 +136,7 @@ class HydropolisEncoder(Encoder):
         if c is None or c.hist is not hist or c.k == 0 or c.k > k:
             c = _Cache(hist, self.size)
             self._fill(c, state)
+            c.pub = (self.game.deck_counts - state.on_table - state.covered).tolist()
             c.k = k
             state.encoder_cache = c
             return c
@@ -140,10 +146,12 @@ class HydropolisEncoder(Encoder):
             buf, rows = c.buf, self.card_rows
             cell_t, cell_r, cand = state.cell_t, state.cell_r, state.cand
             nbs = self.game.geo.nb
+            pub = c.pub
             for i in range(c.k, k):
                 cell = hist[i][2]
                 if cell < 0:                                 # a pass
                     continue
+                pub[hist[i][1]] -= 1                         # hand -> table (a covered card stays seen)
                 b = o + cell * CARD_PLANES
                 buf[b:b + CARD_PLANES] = rows[cell_t[cell], cell_r[cell]]
                 for nb in nbs[cell]:                         # HY-R8: the neighbours' playable flag
@@ -155,34 +163,43 @@ class HydropolisEncoder(Encoder):
     # ------------------------------------------------------------------ encode
     def _tail(self, c: _Cache, state: HydropolisState, seat: int) -> np.ndarray:
         """The blocks ``own_hand`` .. ``passes`` seen by ``seat`` (zeros for the selected card),
-        cached per seat until the history or the draw pile change (nothing else changes them)."""
+        brought up to date when the history or the draw pile changed (nothing else changes them):
+        only the counts that differ from the ones it shows are rewritten."""
         key = (len(state.history), state.pile_size)
-        if c.tkey != key:
-            c.tkey = key
-            c.tails = {}
-            c.unseen = (self.game.deck_counts - state.on_table - state.covered) * COUNT_SCALE
         tail = c.tails.get(seat)
-        if tail is not None:
+        if tail is None:
+            tail = c.tails[seat] = np.zeros(self.tail_len, dtype=np.float32)
+            c.views[seat] = tail.data
+            c.owns[seat] = [0] * self.T
+            c.pubs[seat] = [0] * self.T
+        elif c.tkeys[seat] == key:
             return tail
+        c.tkeys[seat] = key
+        v = c.views[seat]                    # single entries: Python floats, rounded as numpy does
+        own, pub = state.hands[seat].tolist(), c.pub
+        ol, pl = c.owns[seat], c.pubs[seat]
+        if own != ol or pub != pl:
+            u = self.unseen - self.own_hand
+            for t, k, a, q, b in zip(range(self.T), own, ol, pub, pl):
+                if k != a or q != b:
+                    v[t] = k * COUNT_SCALE                   # own hand
+                    v[u + t] = (q - k) * COUNT_SCALE         # cards this seat has not seen
+            c.owns[seat] = own
+            c.pubs[seat] = pub[:]
         n = state.num_players
-        T = self.T
         base = self.own_hand
-        u = self.unseen - base
-        tail = np.zeros(self.tail_len, dtype=np.float32)
-        own = state.hands[seat] * COUNT_SCALE                # own hand | cards not seen (exact)
-        tail[:T] = own
-        np.subtract(c.unseen, own, out=tail[u:u + T])
+        v[self.pile - base] = state.pile_size / self.game.deck.total
         score, hand, wr = state.score, state.hand_sizes, state.wrenches
-        vals: list[float] = []
+        i = self.seats - base
         p = seat
         for _ in range(n):                                   # me first, then in turn order
-            vals += (1.0, score[p] * SCORE_SCALE, hand[p] * HAND_SCALE, wr[p] / WRENCHES_TO_WIN)
+            v[i] = 1.0
+            v[i + 1] = score[p] * SCORE_SCALE
+            v[i + 2] = hand[p] * HAND_SCALE
+            v[i + 3] = wr[p] / WRENCHES_TO_WIN
+            i += SEAT_FEATURES
             p = p + 1 if p + 1 < n else 0
-        b = self.seats - base
-        tail[b:b + n * SEAT_FEATURES] = vals                 # Python floats, rounded once to float32
-        tail[self.pile - base] = state.pile_size / self.game.deck.total
-        tail[self.passes - base] = state.passes / n
-        c.tails[seat] = tail
+        v[self.passes - base] = state.passes / n
         return tail
 
     def encode(self, state: HydropolisState, seat: int) -> np.ndarray:
