@@ -12,6 +12,9 @@ change it (``static_key``).
 """
 from __future__ import annotations
 
+import operator
+from typing import Any
+
 import numpy as np
 
 MAXP = 6
@@ -115,6 +118,8 @@ class Layout:
                             self.played, self.revealed, self.hand_size, self.cur_card, self.reversed,
                             self.ignored)
         self.rel = {n: [[(s - seat) % n for s in range(n)] for seat in range(n)] for n in range(1, MAXP + 1)}
+        self.seat_order = {n: [[(seat + r) % n for r in range(n)] for seat in range(n)] for n in range(1, MAXP + 1)}
+        self.cards_pad = {n: (bytes((MAXP - n) * NK), bytes(MAXP - n)) for n in range(1, MAXP + 1)}
         # static region: encoded once per key with absolute seats, then gathered per seat
         se = self.static_end
         self.static_perm = {}
@@ -212,19 +217,26 @@ def _encode_bets_public(st) -> bytes:
 
 
 def _encode_cars(st, L: Layout) -> bytes:
+    """The cars block, joined from precomputed pieces."""
     pos = st.pos
-    place = st.place
-    if st.stage != "grid":                          # race positions (DF-R27 order): finished cars
-        sr = L.space_rank                           # by place, then higher row, then entry stamp
-        key = [s + sr[p] if p >= 0 else q - 99_000_000 for s, p, q in zip(st.stamp, pos, place)]
-        order = sorted(key)
-        rank = [order.index(k) for k in key]        # keys are distinct (stamps are)
-    else:
-        rank = L.no_rank
+    if st.stage == "grid":                          # setup: cars not placed yet, no race positions
+        codes = [p if p >= 0 else -7 for p in pos]  # (index -7 of car_bytes: no place)
+        rank: Any = L.no_rank
+    else:                                           # race positions (DF-R27 order): finished cars by
+        codes = pos                                 # place, then higher row, then entry stamp
+        key = list(map(operator.add, map(L.space_rank.__getitem__, pos), st.stamp))
+        fo = st.finish_order
+        if fo:
+            codes = list(pos)
+            place = st.place
+            for c in fo:
+                key[c] = place[c] - 99_000_000
+                codes[c] = place[c] - 7             # finished: the piece of its place
+        order = sorted(key)                         # keys are distinct (entry stamps are)
+        rank = map(order.index, key)
     cb = L.car_bytes
-    mb = L.moved_bytes                              # (spaces moved this turn never reach 256)
-    return b"".join([cb[p if p >= 0 else q - 7][r] + mb[m][n]
-                     for p, q, r, m, n in zip(pos, place, rank, st.turn_moved, st.turn_nonrect)])
+    mb = L.moved_bytes
+    return b"".join([cb[p][r] + mb[m][n] for p, r, m, n in zip(codes, rank, st.turn_moved, st.turn_nonrect)])
 
 
 def encode(st, seat: int) -> np.ndarray:
@@ -308,21 +320,12 @@ def _cards(st, seat: int) -> tuple:
     hkey = (st.stage, st.chance_k, st.auction_idx, len(st.played))
     hc = cache.get(-1 - seat)
     if hc is None or hc[0] != hkey:
-        o_hand = L.hand
-        h = bytearray(L.cur_card - o_hand)
-        h[0:NK] = st._hb[seat]
-        h[L.played - o_hand:L.played - o_hand + NK] = st._pbits if len(st.played) == st._plen else st.played_bits()
-        hands = st.hands
-        rb = st._rb
-        o_hs = L.hand_size - o_hand
-        o_rev = L.revealed - o_hand
-        rel = L.rel[st.num_players][seat]
-        for s in range(st.num_players):
-            r = rel[s]
-            h[o_hs + r] = len(hands[s])
-            i = o_rev + r * NK
-            h[i:i + NK] = rb[s]
-        hc = cache[-1 - seat] = (hkey, bytes(h))
+        n = st.num_players
+        order = L.seat_order[n][seat]               # the seats in relative order ("me" first)
+        h = b"".join([st._hb[seat], st._pbits if len(st.played) == st._plen else st.played_bits(),
+                      *map(st._rb.__getitem__, order), L.cards_pad[n][0],
+                      bytes(map(len, map(st.hands.__getitem__, order))), L.cards_pad[n][1]])
+        hc = cache[-1 - seat] = (hkey, h)
     return hc
 
 
