@@ -21,9 +21,10 @@ Speed: the table planes are the encoder's incremental cache, ``state.encoder_cac
 :class:`_Cache`, read and written only here; the rules never see it): built from the table once,
 then brought up to date from the plays the history gained since (a play changes its own cell and
 the playable flag of its four neighbours). It is tied to the state's history list, so a clone or a
-loaded state (a new list) builds its own. The per-state unseen counts and action features are
-cached in it too, keyed by what changes them: the blocks from ``own_hand`` to ``passes`` per
-seat (``tails``) change only with the history or the draw pile, the action features also with the
+loaded state (a new list) builds its own. The public unseen counts follow the same plays (a card
+goes from a hand to the table). Each seat's blocks ``own_hand`` to ``passes`` are kept too and
+brought up to date when the history or the draw pile changed (nothing else changes them),
+rewriting only the card types whose counts differ; the action features are cached per state and
 step. ``tests/hydropolis`` compares the result with a plain reference encoder.
 """
 from __future__ import annotations
