@@ -205,9 +205,15 @@ class HydropolisEncoder(Encoder):
 
     def encode(self, state: HydropolisState, seat: int) -> np.ndarray:
         """What ``seat`` sees of ``state`` (the blocks in the module docstring)."""
-        c = self._cache(state)
+        c = state.encoder_cache
+        k = len(state.history)
+        if c is None or c.k != k or c.k == 0 or c.hist is not state.history:
+            c = self._cache(state)
+        tail = c.tails.get(seat)
+        if tail is None or c.tkeys[seat] != (k, state.pile_size):
+            tail = self._tail(c, state, seat)
         out = c.buf.copy()
-        out[self.own_hand:self.to_move] = self._tail(c, state, seat)
+        out[self.own_hand:self.to_move] = tail
         if state.selected >= 0:
             out[self.selected + state.selected] = 1.0
         ph = state.phase_id
