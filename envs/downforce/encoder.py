@@ -110,6 +110,15 @@ class Layout:
         sc[self.round_pos:self.round_pos + 3 * NC] = 1.0 / 6.0
         sc[self.final_place:self.final_place + NC] = 1.0 / 6.0
         self.scale = sc
+        # the race stage assembles floats (encode): the car pieces as float32 bytes, already scaled
+        csc = sc[self.cars:self.cars + CAR_DYN]
+
+        def floats(b: bytes, s: np.ndarray) -> bytes:
+            return np.multiply(np.frombuffer(b, dtype=np.uint8), s, dtype=np.float32).tobytes()
+
+        self.car_floats = [[floats(x, csc[:17]) for x in row] for row in self.car_bytes]
+        self.moved_floats = [[floats(x, csc[17:]) for x in row] for row in self.moved_bytes]
+        self.cards_scale = sc[self.hand:self.cur_card].copy()
         self.zeros_dyn = bytes(self.size - self.semi_end)
         self.zeros_bets = bytes(self.semi_end - self.static_end)
         self.zeros_bets_private = bytes(self.semi_end - self.bets)
@@ -216,8 +225,8 @@ def _encode_bets_public(st) -> bytes:
     return bytes(o)
 
 
-def _encode_cars(st, L: Layout) -> bytes:
-    """The cars block, joined from precomputed pieces."""
+def _encode_cars(st, L: Layout, floats: bool = False) -> bytes:
+    """The cars block, joined from precomputed pieces (``floats``: scaled float32 pieces)."""
     pos = st.pos
     if st.stage == "grid":                          # setup: cars not placed yet, no race positions
         codes = [p if p >= 0 else -7 for p in pos]  # (index -7 of car_bytes: no place)
@@ -234,8 +243,8 @@ def _encode_cars(st, L: Layout) -> bytes:
                 codes[c] = place[c] - 7             # finished: the piece of its place
         order = sorted(key)                         # keys are distinct (entry stamps are)
         rank = map(order.index, key)
-    cb = L.car_bytes
-    mb = L.moved_bytes
+    cb = L.car_floats if floats else L.car_bytes
+    mb = L.moved_floats if floats else L.moved_bytes
     return b"".join([cb[p][r] + mb[m][n] for p, r, m, n in zip(codes, rank, st.turn_moved, st.turn_nonrect)])
 
 
@@ -251,24 +260,52 @@ def encode(st, seat: int) -> np.ndarray:
         rk = (len(st.bet_k), tr[0], tr[1], tr[2])
         rb = cache.get(-11 - seat)
         if rb is None or rb[0] != rk:
-            rb = cache[-11 - seat] = (rk, bytes(_encode_rest(st, seat, True)))
-        o = bytearray(rb[1])
+            rb = cache[-11 - seat] = (rk, np.multiply(np.frombuffer(_encode_rest(st, seat, True), dtype=np.uint8),
+                                                      L.scale, dtype=np.float32))
+        out = rb[1].copy()
         hc = cache.get(-21 - seat)                 # in a race only a play changes the cards block
         if hc is None or hc[0] != len(st.played):
-            hc = cache[-21 - seat] = (len(st.played), _cards(st, seat)[1])
-        o[L.hand:L.cur_card] = hc[1]
+            hc = cache[-21 - seat] = (len(st.played), np.multiply(
+                np.frombuffer(_cards(st, seat)[1], dtype=np.uint8), L.cards_scale, dtype=np.float32))
+        out[L.hand:L.cur_card] = hc[1]
         rel = L.rel[st.num_players][seat]
         if st.turn_player >= 0:
-            o[L.turn + rel[st.turn_player]] = 1
+            out[L.turn + rel[st.turn_player]] = 1.0
         if st.cur_card >= 0:
-            o[L.cur_card + st.cur_card] = 1
+            out[L.cur_card + st.cur_card] = 1.0
             lo = st.line_order
             if len(lo) > 1 and lo[0] > lo[-1]:
-                o[L.reversed] = 1
+                out[L.reversed] = 1.0
             if st.ignored >= 0:
-                o[L.ignored + st.ignored] = 1
-        _encode_decision(st, seat, o, L)
-        return np.multiply(np.frombuffer(o, dtype=np.uint8), L.scale, dtype=np.float32)
+                out[L.ignored + st.ignored] = 1.0
+        # the decision and the cars, as _encode_decision writes them
+        dt = st.dec_type
+        subject = -1
+        if dt:
+            out[L.dec + L.dec_index[dt]] = 1.0
+            if dt == "steer":
+                subject = st.dec_args[0]
+            elif dt == "yesno":
+                args = st.dec_args
+                out[L.yesno + args[0]] = 1.0
+                if args[0] >= 2:
+                    subject = args[2] if args[0] == 2 else args[1]
+            elif dt == "color":
+                out[L.color + st.dec_args[0]] = 1.0
+        ds = st.dec_seat
+        if ds >= 0:
+            out[L.decider + rel[ds]] = 1.0
+            if ds == seat:
+                out[L.me_deciding] = 1.0
+        ckey = (st.stamp_counter, len(st.finish_order), len(st.played))
+        cc = cache.get("carsF")
+        if cc is None or cc[0] != ckey:
+            cc = cache["carsF"] = (ckey, np.frombuffer(_encode_cars(st, L, True), dtype=np.float32))
+        oc = L.cars
+        out[oc:oc + NC * CAR_DYN] = cc[1]
+        if subject >= 0:                           # the subject car; for a STEER its movement left / 8
+            out[oc + subject * CAR_DYN + 17] = min(st.dec_args[1], 8) * 0.125 if dt == "steer" else 1.0
+        return out
     o = _encode_rest(st, seat)
     _encode_decision(st, seat, o, L)
     out = np.multiply(np.frombuffer(o, dtype=np.uint8), L.scale, dtype=np.float32)
