@@ -6,16 +6,21 @@ Everything else lives in pyproject.toml; the package list and the package data a
 because the subpackages of a mapped folder (every game, every shipped bot) cannot be listed
 statically without repeating each of them.
 """
+
 from setuptools import find_namespace_packages, setup
 
-DATA = ["*.json", "*.md", "**/*.json"]                                   # game data, RULES.md
-BOT_FILES = ["card.json", "weights.safetensors", "policy.onnx"]          # a shipped bot's folder
-BOT_EXCLUDE = ["eval_*"]   # evaluation records stay in the repository; the card keeps the figures
+DATA = ["*.json", "*.md", "**/*.json"]  # game data, RULES.md
+BOT_FILES = ["card.json", "weights.safetensors", "policy.onnx"]  # a shipped bot's folder
+BOT_EXCLUDE = ["eval_*"]  # evaluation records stay in the repository; the card keeps the figures
 
 packages, package_dir = [], {}
-package_data, exclude = {"": DATA}, {}   # "": every package
-for folder, name in (("envs", "boardzoo.envs"), ("training", "boardzoo.training"),
-                     ("integrations", "boardzoo.integrations"), ("checkpoints", "boardzoo.checkpoints")):
+package_data, exclude = {"": DATA}, {}  # "": every package
+for folder, name in (
+    ("envs", "boardzoo.envs"),
+    ("training", "boardzoo.training"),
+    ("integrations", "boardzoo.integrations"),
+    ("checkpoints", "boardzoo.checkpoints"),
+):
     package_dir[name] = folder
     packages.append(name)
     for sub in find_namespace_packages(folder, exclude=["*__pycache__*"]):  # data folders too

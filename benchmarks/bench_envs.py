@@ -8,6 +8,7 @@ the reference, on process CPU time; the ratio printed is the median of the per-r
     python benchmarks/bench_envs.py                 # every env, default players
     python benchmarks/bench_envs.py --rounds 9 --env downforce_v0 --players 6
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,7 +26,7 @@ def run(env, seconds: float, seed: int = 0) -> tuple[float, int]:
     while True:
         env.reset(seed=int(rng.integers(1 << 31)))
         games += 1
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, rew, term, trunc, info = env.last()
             if term or trunc:
                 action = None
@@ -47,8 +48,11 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds per env")
     ap.add_argument("--env", action="append", help="env id (repeatable; default: all registered)")
     ap.add_argument("--players", type=int, help="player count (default: each game's standard count)")
-    ap.add_argument("--options", default="{}", help="game options as JSON, e.g. '{\"action_features\": true}' "
-                    "(applied to every env named; default: none)")
+    ap.add_argument(
+        "--options",
+        default="{}",
+        help="game options as JSON, e.g. '{\"action_features\": true}' (applied to every env named; default: none)",
+    )
     args = ap.parse_args()
     import json
 
@@ -77,8 +81,10 @@ def main() -> None:
             refs.append(ref)
         med = float(np.median(ratios))
         label = env_id + ("*" if options else "")
-        print(f"{label:22} {n:7d} {np.median(ours):10.0f} {np.median(refs):12.0f} "
-              f"{med:16.2f}  ({min(ratios):.2f}-{max(ratios):.2f})")
+        print(
+            f"{label:22} {n:7d} {np.median(ours):10.0f} {np.median(refs):12.0f} "
+            f"{med:16.2f}  ({min(ratios):.2f}-{max(ratios):.2f})"
+        )
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@
 
 or ``boardzoo.envs.make("downforce_v0", num_players=4)``; ``boardzoo.envs.names()`` lists the ids.
 """
+
 from __future__ import annotations
 
 from .core.game import CHANCE, TERMINAL, BoardZooError, ConfigError, IllegalActionError, StateError
@@ -16,5 +17,16 @@ register("hydropolis_v0", "boardzoo.envs.hydropolis:SPEC")
 register("voll_verplant_v0", "boardzoo.envs.voll_verplant:SPEC")
 register("get_on_board_v0", "boardzoo.envs.get_on_board:SPEC")
 
-__all__ = ["CHANCE", "TERMINAL", "BoardZooError", "ConfigError", "IllegalActionError", "StateError",
-           "game_class", "make", "make_game", "names", "register"]
+__all__ = [
+    "CHANCE",
+    "TERMINAL",
+    "BoardZooError",
+    "ConfigError",
+    "IllegalActionError",
+    "StateError",
+    "game_class",
+    "make",
+    "make_game",
+    "names",
+    "register",
+]

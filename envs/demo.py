@@ -6,6 +6,7 @@
 Prints the board (ansi) as the game goes, the final result, and writes the final board picture
 (rgb_array) to ``out/<env_id>_final.png`` when Pillow is installed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,8 +32,11 @@ def main(argv: list[str] | None = None) -> int:
     game = env.unwrapped.game
     bots = [game.heuristic_bot(s, seed=args.seed + s) if s % 2 == 0 else RandomBot(args.seed + s) for s in range(n)]
     kinds = ["heuristic" if s % 2 == 0 else "random" for s in range(n)]
-    print(f"== {g.name} ({args.env_id}), {n} players: " +
-          ", ".join(f"player_{s}={k}" for s, k in enumerate(kinds)) + f", seed {args.seed} ==")
+    print(
+        f"== {g.name} ({args.env_id}), {n} players: "
+        + ", ".join(f"player_{s}={k}" for s, k in enumerate(kinds))
+        + f", seed {args.seed} =="
+    )
     decisions = 0
     final: dict[str, float] = {}
     for agent in env.agent_iter():
@@ -51,10 +55,13 @@ def main(argv: list[str] | None = None) -> int:
         decisions += 1
     st = env.unwrapped.state
     print(str(st))
-    print(f"== game over after {decisions} decisions; scores {st.scores()}; winners "
-          f"{[f'player_{w} ({kinds[w]})' for w in st.winners()]}; rewards {final} ==")
+    print(
+        f"== game over after {decisions} decisions; scores {st.scores()}; winners "
+        f"{[f'player_{w} ({kinds[w]})' for w in st.winners()]}; rewards {final} =="
+    )
     try:
         from .core.render import save_png
+
         draw = game.renderer()
         if draw is not None:
             os.makedirs(args.out, exist_ok=True)

@@ -1,4 +1,5 @@
 """``downforce_v0``: PettingZoo entry points (env, raw_env, parallel_env); see boardzoo.envs.downforce."""
+
 from boardzoo.envs.core.registry import module_api
 
 env, raw_env, parallel_env = module_api("downforce_v0")

@@ -5,6 +5,7 @@ Writes ``envs/<name>/`` (the template's files with the names changed), ``envs/<n
 per-id module), ``tests/<name>/test_rules.py`` (the template's rule tests, renamed) and adds the
 ``register`` line to ``envs/__init__.py``. Then follow docs/ADDING_A_GAME.md.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     (root / "envs" / f"{a.name}_v0.py").write_text(
         f'"""``{a.name}_v0``: PettingZoo entry points (env, raw_env, parallel_env); see boardzoo.envs.{a.name}."""\n'
         f"from boardzoo.envs.core.registry import module_api\n\n"
-        f'env, raw_env, parallel_env = module_api("{a.name}_v0")\n')
+        f'env, raw_env, parallel_env = module_api("{a.name}_v0")\n'
+    )
     tests = root / "tests" / a.name
     tests.mkdir(parents=True, exist_ok=True)
     body = (ROOT / "tests" / "template" / "test_template_rules.py").read_text()
@@ -60,8 +62,9 @@ def main(argv: list[str] | None = None) -> int:
         anchor = text.rfind("register(")
         end = text.index("\n", anchor) + 1
         init.write_text(text[:end] + line + text[end:])
-    print(f"created {dst}, envs/{a.name}_v0.py, {tests}/test_rules.py and the register line; "
-          f"next: docs/ADDING_A_GAME.md")
+    print(
+        f"created {dst}, envs/{a.name}_v0.py, {tests}/test_rules.py and the register line; next: docs/ADDING_A_GAME.md"
+    )
     return 0
 
 

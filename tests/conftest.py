@@ -5,6 +5,7 @@
   import their own helper modules (``from df_helpers import ...``).
 - ``BOARDZOO_SOAK`` scales the number of random games (default 1 = CI).
 """
+
 import os
 import sys
 from pathlib import Path

@@ -11,13 +11,13 @@
 
 Copy it with ``python scripts/new_game.py <name>``; docs/ADDING_A_GAME.md is the checklist.
 """
+
 from ..core.spec import GameSpec
 from .bot import heuristic
 from .encoder import TemplateEncoder
 from .render import render_rgb, render_text
 from .rules import TemplateGame, TemplateState
 
-SPEC = GameSpec(rules=TemplateGame, encoder=TemplateEncoder, heuristic=heuristic,
-                renderer=render_rgb, text=render_text)
+SPEC = GameSpec(rules=TemplateGame, encoder=TemplateEncoder, heuristic=heuristic, renderer=render_rgb, text=render_text)
 
 __all__ = ["SPEC", "TemplateGame", "TemplateState"]

@@ -1,4 +1,5 @@
 """Heuristic of the template game: play the highest card; draw whenever the deck has a card."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,5 +1,6 @@
 """Component data of the template game: validated on load, cached once per file (the one caching
 idiom: ``functools.cache`` on loaders; per-option-set tables are built in ``Game.setup``)."""
+
 from __future__ import annotations
 
 from functools import cache

@@ -1,6 +1,7 @@
 """Observation of the template game, seat-relative ("me" first, then the others in turn order),
 holding only what the seat may know: its own hand, every pile (public), hand and deck sizes.
 The layout is declared once in ``build``; every offset used in ``encode`` comes from it."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -18,11 +19,11 @@ class TemplateEncoder(Encoder):
     def build(self, L: Layout) -> None:
         self.cards = len(self.game.values)
         self.phase = L.block("phase", len(Phase))
-        self.my_hand = L.block("my_hand", MAX_HAND)            # card values, slot by slot (x0.1)
-        self.piles = L.block("pile_totals", MAX_PLAYERS)       # me first (x0.1)
-        self.hand_sizes = L.block("hand_sizes", MAX_PLAYERS)   # me first
-        self.deck_left = L.block("deck_left", 1)               # fraction of the deck left
-        self.seats = L.block("seats", MAX_PLAYERS)             # 1 for each seat in the game
+        self.my_hand = L.block("my_hand", MAX_HAND)  # card values, slot by slot (x0.1)
+        self.piles = L.block("pile_totals", MAX_PLAYERS)  # me first (x0.1)
+        self.hand_sizes = L.block("hand_sizes", MAX_PLAYERS)  # me first
+        self.deck_left = L.block("deck_left", 1)  # fraction of the deck left
+        self.seats = L.block("seats", MAX_PLAYERS)  # 1 for each seat in the game
 
     def encode(self, state: TemplateState, seat: int) -> np.ndarray:
         o = np.zeros(self.size, np.float32)

@@ -1,4 +1,5 @@
 """Text (ansi) and picture (rgb_array) renderings of the template game."""
+
 from __future__ import annotations
 
 import numpy as np

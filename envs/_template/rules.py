@@ -19,6 +19,7 @@ cards still in the deck, TT-R2).
 Version history:
     v0: first release.
 """
+
 from __future__ import annotations
 
 from enum import IntEnum
@@ -40,10 +41,10 @@ NUM_ACTIONS = MAX_HAND + 2
 class Phase(IntEnum):
     """Where the game stands (saved as its int)."""
 
-    START = 0   # chance: the start seat (TT-R2)
-    DEAL = 1    # chance: dealing the hands (TT-R2)
-    PLAY = 2    # the seat to move plays a card (TT-R3)
-    DRAW = 3    # sub-step of the same turn: draw or stop (TT-R4)
+    START = 0  # chance: the start seat (TT-R2)
+    DEAL = 1  # chance: dealing the hands (TT-R2)
+    PLAY = 2  # the seat to move plays a card (TT-R3)
+    DRAW = 3  # sub-step of the same turn: draw or stop (TT-R4)
     REFILL = 4  # chance: the card drawn (TT-R4)
     END = 5
 
@@ -72,23 +73,25 @@ class TemplateGame(Game):
         if len(self.values) < need:  # TT-R1: every player count can be dealt
             raise ConfigError(f"option deck={self.options['deck']!r}: {len(self.values)} cards, the deal needs {need}")
 
-    def new_initial_state(self, num_players: int) -> "TemplateState":
+    def new_initial_state(self, num_players: int) -> TemplateState:
         self.check_players(num_players)
         return TemplateState(self, int(num_players))
 
     def state_schema(self, n: int) -> Spec:
         cards = len(self.values)
         card = Int(0, cards - 1)
-        return Dict({
-            "phase": Int(0, len(Phase) - 1),
-            "to_move": Int(0, n - 1),
-            "start": Int(0, n - 1),
-            "deck": List(card, max_len=cards, unique=True, sorted_=True),
-            "hands": List(List(card, max_len=MAX_HAND), length=n),
-            "piles": List(List(card, max_len=cards), length=n),
-        })
+        return Dict(
+            {
+                "phase": Int(0, len(Phase) - 1),
+                "to_move": Int(0, n - 1),
+                "start": Int(0, n - 1),
+                "deck": List(card, max_len=cards, unique=True, sorted_=True),
+                "hands": List(List(card, max_len=MAX_HAND), length=n),
+                "piles": List(List(card, max_len=cards), length=n),
+            }
+        )
 
-    def _state_from_dict(self, d: dict) -> "TemplateState":
+    def _state_from_dict(self, d: dict) -> TemplateState:
         st = TemplateState(self, d["num_players"])
         st.phase_id = Phase(d["phase"])
         st.to_move, st.start = d["to_move"], d["start"]
@@ -109,7 +112,7 @@ class TemplateState(State):
         self.phase_id = Phase.START
         self.to_move = 0
         self.start = 0
-        self.deck = list(range(len(game.values)))   # card indices still in the deck (a set, sorted)
+        self.deck = list(range(len(game.values)))  # card indices still in the deck (a set, sorted)
         self.hands: list[list[int]] = [[] for _ in range(num_players)]
         self.piles: list[list[int]] = [[] for _ in range(num_players)]
         self._mask = None
@@ -147,7 +150,7 @@ class TemplateState(State):
     def _legal_mask(self) -> np.ndarray:
         m = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if self.phase_id == Phase.PLAY:
-            m[A_PLAY:A_PLAY + len(self.hands[self.to_move])] = 1      # TT-R3
+            m[A_PLAY : A_PLAY + len(self.hands[self.to_move])] = 1  # TT-R3
         else:  # Phase.DRAW (TT-R4): a draw needs a card left in the deck
             m[A_STOP] = 1
             if self.deck:
@@ -194,7 +197,7 @@ class TemplateState(State):
         return [float(sum(v[c] for c in pile)) for pile in self.piles]
 
     # -- hidden information
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> "TemplateState":
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> TemplateState:
         """Re-deal the other seats' hands from the cards ``seat`` has not seen."""
         s = self.clone()
         assert isinstance(s, TemplateState)
@@ -210,9 +213,14 @@ class TemplateState(State):
 
     # -- saved states
     def _to_dict(self) -> dict:
-        return {"phase": int(self.phase_id), "to_move": self.to_move, "start": self.start,
-                "deck": sorted(self.deck), "hands": [list(h) for h in self.hands],
-                "piles": [list(p) for p in self.piles]}
+        return {
+            "phase": int(self.phase_id),
+            "to_move": self.to_move,
+            "start": self.start,
+            "deck": sorted(self.deck),
+            "hands": [list(h) for h in self.hands],
+            "piles": [list(p) for p in self.piles],
+        }
 
     def check_invariants(self) -> None:
         n, hand = self.num_players, self.game.hand_size[self.num_players]
@@ -225,8 +233,9 @@ class TemplateState(State):
             assert dealt == 0 and self.to_move == 0 and self.start == 0, "nothing happens before the start seat"
         elif self.phase_id == Phase.DEAL:
             assert not any(self.piles) and dealt < n * hand and self.to_move == self.start
-            assert [len(h) for h in self.hands] == [
-                len(range((s - self.start) % n, dealt, n)) for s in range(n)], "TT-R2: dealt round the table"
+            assert [len(h) for h in self.hands] == [len(range((s - self.start) % n, dealt, n)) for s in range(n)], (
+                "TT-R2: dealt round the table"
+            )
         else:
             assert dealt >= n * hand, "the deal is complete"
             if self.phase_id == Phase.END:

@@ -10,6 +10,7 @@ Arrays handed out (observations, masks) are fresh copies the caller owns: writin
 changes nothing in the env, whose legality check always reads its own mask. Lifecycle misuse
 (``step`` before ``reset`` or after the game is over) raises :class:`BoardZooError`.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -32,11 +33,21 @@ class _Core:
     # chance and sub-steps), so it is False, and the conformance suite checks that the converter
     # indeed fails whenever it is False and works whenever a game would claim it. Games with
     # simultaneous decisions offer their own Parallel form instead (``parallel_env()``).
-    metadata: dict[str, Any] = {"render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False,
-                                "render_fps": 2}
+    metadata: dict[str, Any] = {
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
 
-    def _setup(self, game_cls: type[Game], num_players: int | None, render_mode: str | None,
-               reward: str, illegal: str, options: dict[str, Any]) -> None:
+    def _setup(
+        self,
+        game_cls: type[Game],
+        num_players: int | None,
+        render_mode: str | None,
+        reward: str,
+        illegal: str,
+        options: dict[str, Any],
+    ) -> None:
         self.game = game_cls(**options)
         n = game_cls.default_players if num_players is None else num_players
         self.game.check_players(n)
@@ -53,10 +64,12 @@ class _Core:
         self.metadata = dict(self.metadata, name=self.game.env_id)
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        self._obs_space = spaces.Dict({
-            "observation": spaces.Box(-np.inf, np.inf, (self.game.observation_size,), np.float32),
-            "action_mask": spaces.Box(0, 1, (self.game.num_actions,), np.int8),
-        })
+        self._obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(-np.inf, np.inf, (self.game.observation_size,), np.float32),
+                "action_mask": spaces.Box(0, 1, (self.game.num_actions,), np.int8),
+            }
+        )
         self._act_space = spaces.Discrete(self.game.num_actions)
         self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
         self.action_spaces = {a: self._act_space for a in self.possible_agents}
@@ -86,8 +99,9 @@ class _Core:
         self._rng = np.random.default_rng(seed)
         self._seed = seed
         self._start = start
-        self.state = self.game.new_initial_state(self.num_players) if start is None else \
-            self.game.state_from_dict(start)
+        self.state = (
+            self.game.new_initial_state(self.num_players) if start is None else self.game.state_from_dict(start)
+        )
         self.record = []
         self._penalty = None
         self._advance_chance()
@@ -105,17 +119,22 @@ class _Core:
             raise ConfigError(f"reset(options=...) takes a dict, got {type(options).__name__}")
         unknown = sorted(map(str, set(options) - set(self.EPISODE_OPTIONS)))
         if unknown:
-            msg = (f"reset(options=...): unknown per-episode option(s) {unknown}; {self.game.env_id} accepts "
-                   f"{list(self.EPISODE_OPTIONS)} (game options are fixed when the env is made)")
+            msg = (
+                f"reset(options=...): unknown per-episode option(s) {unknown}; {self.game.env_id} accepts "
+                f"{list(self.EPISODE_OPTIONS)} (game options are fixed when the env is made)"
+            )
             if options != {"options": 1}:
                 raise ConfigError(msg)
             import warnings  # PettingZoo's api_test probes reset's signature with {"options": 1}
+
             warnings.warn(msg + "; ignored", UserWarning, stacklevel=4)
         start = options.get("state")
         if start is not None:
             if not isinstance(start, dict) or start.get("num_players") != self.num_players:
-                raise ConfigError(f"reset(options={{'state': ...}}): the saved state must be a dict for "
-                                  f"num_players={self.num_players}")
+                raise ConfigError(
+                    f"reset(options={{'state': ...}}): the saved state must be a dict for "
+                    f"num_players={self.num_players}"
+                )
             self.game.state_from_dict(start)  # validated before anything changes
         return start
 
@@ -152,8 +171,14 @@ class _Core:
     def save_record(self) -> dict:
         """JSON-safe game record: env id and version, options, players, seed and every action
         (chance outcomes included); replay it with ``boardzoo.envs.core.records.replay``."""
-        rec = {"env_id": self.game.env_id, "version": self.game.version, "options": dict(self.game.options),
-               "num_players": self.num_players, "seed": self._seed, "actions": list(self.record)}
+        rec = {
+            "env_id": self.game.env_id,
+            "version": self.game.version,
+            "options": dict(self.game.options),
+            "num_players": self.num_players,
+            "seed": self._seed,
+            "actions": list(self.record),
+        }
         if self._start is not None:
             rec["start"] = self._start
         if self._penalty is not None:
@@ -185,8 +210,15 @@ class BoardZooAEC(_Core, AECEnv):
         **options: the game's options (validated; an unknown one raises ConfigError).
     """
 
-    def __init__(self, game_cls: type[Game], num_players: int | None = None, render_mode: str | None = None,
-                 reward: str = "win", illegal: str = "raise", **options: Any):
+    def __init__(
+        self,
+        game_cls: type[Game],
+        num_players: int | None = None,
+        render_mode: str | None = None,
+        reward: str = "win",
+        illegal: str = "raise",
+        **options: Any,
+    ):
         AECEnv.__init__(self)
         self._setup(game_cls, num_players, render_mode, reward, illegal, options)
         self.agents: list[str] = []
@@ -281,8 +313,15 @@ class BoardZooParallel(_Core, ParallelEnv):
     all-zero mask and its action is ignored.
     """
 
-    def __init__(self, game_cls: type[Game], num_players: int | None = None, render_mode: str | None = None,
-                 reward: str = "win", illegal: str = "raise", **options: Any):
+    def __init__(
+        self,
+        game_cls: type[Game],
+        num_players: int | None = None,
+        render_mode: str | None = None,
+        reward: str = "win",
+        illegal: str = "raise",
+        **options: Any,
+    ):
         self._setup(game_cls, num_players, render_mode, reward, illegal, options)
         self.agents: list[str] = []
 
@@ -295,8 +334,10 @@ class BoardZooParallel(_Core, ParallelEnv):
                 mask = self._decider_mask(i).copy()
             else:
                 mask = np.zeros(self.game.num_actions, dtype=np.int8)
-            out[self.possible_agents[i]] = {"observation": np.array(st.observation(i), dtype=np.float32),
-                                            "action_mask": mask}
+            out[self.possible_agents[i]] = {
+                "observation": np.array(st.observation(i), dtype=np.float32),
+                "action_mask": mask,
+            }
         return out
 
     def _all_obs(self) -> dict[str, dict]:

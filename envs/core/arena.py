@@ -7,14 +7,16 @@ match of one bot against the others with a win rate and its 95% interval.
 prints the heuristic bot's win rate against random bots (its seat rotated over every seat; a shared
 win counts as 1/k of a win). ``boardzoo eval`` (training extra) runs full tournaments with ratings.
 """
+
 from __future__ import annotations
 
 import argparse
 import ast
 import math
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -64,8 +66,7 @@ def play_game(game: Game, n: int, bots: Sequence[Any], seed: int, max_steps: int
         if hasattr(b, "reset"):
             b.reset()
     steps = play_to_end(st, bots, rng, max_steps)
-    return {"winners": [int(w) for w in st.winners()], "scores": [float(x) for x in st.scores()],
-            "decisions": steps}
+    return {"winners": [int(w) for w in st.winners()], "scores": [float(x) for x in st.scores()], "decisions": steps}
 
 
 @dataclass
@@ -73,8 +74,8 @@ class Match:
     """One bot (the hero) against the others, its seat rotated game by game."""
 
     games: int
-    wins: float          # shared wins count 1/k
-    hero_score: float    # mean score of the hero
+    wins: float  # shared wins count 1/k
+    hero_score: float  # mean score of the hero
     others_score: float  # mean score of the other seats
 
     @property
@@ -86,8 +87,9 @@ class Match:
         return wilson(self.wins, self.games)
 
 
-def match(game: Game, n: int, hero: Callable[[int, int], Any], other: Callable[[int, int], Any],
-          games: int, seed: int = 0) -> Match:
+def match(
+    game: Game, n: int, hero: Callable[[int, int], Any], other: Callable[[int, int], Any], games: int, seed: int = 0
+) -> Match:
     """Play ``games`` games with ``hero(seat, seed)`` in seat ``g % n`` and ``other(seat, seed)``
     elsewhere."""
     wins = 0.0
@@ -116,8 +118,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--players", type=int, default=None)
     ap.add_argument("--games", type=int, default=400)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                    help="game option (Python literal value), repeatable")
+    ap.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="game option (Python literal value), repeatable",
+    )
     args = ap.parse_args(argv)
     opts = {}
     for kv in args.option:
@@ -132,9 +139,11 @@ def main(argv: list[str] | None = None) -> int:
     t = time.time()
     m = heuristic_vs_random(game, n, args.games, args.seed)
     lo, hi = m.ci95
-    print(f"{args.env_id} {opts or ''} {n} players, {m.games} games: heuristic win rate {m.rate:.3f} "
-          f"[95% CI {lo:.3f}-{hi:.3f}] vs random (even share {1 / n:.3f}); mean score heuristic "
-          f"{m.hero_score:.1f}, random {m.others_score:.1f}; {time.time() - t:.0f}s")
+    print(
+        f"{args.env_id} {opts or ''} {n} players, {m.games} games: heuristic win rate {m.rate:.3f} "
+        f"[95% CI {lo:.3f}-{hi:.3f}] vs random (even share {1 / n:.3f}); mean score heuristic "
+        f"{m.hero_score:.1f}, random {m.others_score:.1f}; {time.time() - t:.0f}s"
+    )
     return 0
 
 

@@ -6,9 +6,11 @@
 parts were re-dealt with ``resample_hidden(seat, rng)`` (see :func:`choose`), so they cannot
 cheat even by accident.
 """
+
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol, runtime_checkable
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -51,8 +53,9 @@ class HeuristicBot:
 
     needs_state = True
 
-    def __init__(self, policy: Callable[[Any, int, np.random.Generator], int], seed: int | None = None,
-                 name: str = "heuristic"):
+    def __init__(
+        self, policy: Callable[[Any, int, np.random.Generator], int], seed: int | None = None, name: str = "heuristic"
+    ):
         self.policy = policy
         self.rng = np.random.default_rng(seed)
         self.name = name
@@ -64,8 +67,10 @@ class HeuristicBot:
         return int(self.policy(state, seat, self.rng))
 
     def act(self, observation: dict) -> int:
-        raise TypeError("HeuristicBot needs the rules state: call act_state(state, seat) or use "
-                        "boardzoo.envs.core.bots.choose / act_in_env")
+        raise TypeError(
+            "HeuristicBot needs the rules state: call act_state(state, seat) or use "
+            "boardzoo.envs.core.bots.choose / act_in_env"
+        )
 
 
 def choose(bot: Any, state: State, seat: int, rng: np.random.Generator | None = None) -> int:

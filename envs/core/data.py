@@ -9,6 +9,7 @@ replaces is checked the same way:
 Types: ``int``, ``float``, ``str``, ``bool``, ``dict`` (free-form), a nested dict (exact keys;
 a key ending in ``?`` is optional) or a one-element list (every item of that shape).
 """
+
 from __future__ import annotations
 
 import json
@@ -107,8 +108,10 @@ def resolve_data(anchor: str | Path, kind: str, name_or_path: str, option: str |
             base = base.parent
         path = base / "data" / kind / f"{name_or_path}.json"
         if not path.is_file():
-            raise ConfigError(f"option {what}={name_or_path!r}: no bundled {kind} of that name; bundled: "
-                              f"{bundled(anchor, kind)} (or give a path to a .json file)")
+            raise ConfigError(
+                f"option {what}={name_or_path!r}: no bundled {kind} of that name; bundled: "
+                f"{bundled(anchor, kind)} (or give a path to a .json file)"
+            )
         return path
     path = Path(name_or_path).expanduser()
     if not path.is_absolute():

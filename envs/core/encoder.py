@@ -15,6 +15,7 @@ never import it (the game's :class:`~boardzoo.envs.core.spec.GameSpec` puts the 
             o[self.me:self.me + 12] = ...
             return o
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -72,7 +73,7 @@ class Encoder:
 
     action_features: str | None = None
 
-    def __init__(self, game: "Game") -> None:
+    def __init__(self, game: Game) -> None:
         self.game = game
         layout = Layout()
         self.build(layout)

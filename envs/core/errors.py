@@ -1,7 +1,9 @@
 """The errors BoardZoo raises on purpose (all subclasses of :class:`BoardZooError`)."""
+
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 
 class BoardZooError(Exception):
@@ -30,4 +32,3 @@ class ConfigError(BoardZooError, ValueError):
 
 class StateError(BoardZooError, ValueError):
     """A saved state or record that cannot be loaded: the message names the field and why."""
-

@@ -20,12 +20,14 @@ A game subclasses both and implements the underscored hooks:
 The base class adds the legality check (``apply_action`` raises :class:`IllegalActionError`
 and leaves the state untouched), mask caching, win-based returns and JSON helpers.
 """
+
 from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -110,17 +112,17 @@ class Game:
     builds the encoder named by the game's GameSpec (``self.encoder``).
     """
 
-    _spec: ClassVar["GameSpec | None"] = None   # bound by the game's GameSpec (see core/spec.py)
-    encoder: "Encoder"
+    _spec: ClassVar[GameSpec | None] = None  # bound by the game's GameSpec (see core/spec.py)
+    encoder: Encoder
 
-    env_id: ClassVar[str] = ""            # "downforce_v0"
-    name: ClassVar[str] = ""              # "Downforce"
+    env_id: ClassVar[str] = ""  # "downforce_v0"
+    name: ClassVar[str] = ""  # "Downforce"
     version: ClassVar[int] = 0
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 2
-    default_players: ClassVar[int] = 2    # the game's standard count (training, tournaments)
+    default_players: ClassVar[int] = 2  # the game's standard count (training, tournaments)
     options_spec: ClassVar[dict[str, Option]] = {}
-    score_scale: ClassVar[float] = 1.0    # rewards: score * score_scale (solo and reward="score")
+    score_scale: ClassVar[float] = 1.0  # rewards: score * score_scale (solo and reward="score")
     lower_score_wins: ClassVar[bool] = False  # scores are penalties (fewest points win)
     simultaneous: ClassVar[bool] = False  # offers parallel_env() (secret simultaneous commits)
     conformance_options: ClassVar[list[dict]] = [{}]  # option sets the conformance suite covers
@@ -135,8 +137,7 @@ class Game:
     def __init__(self, **options: Any):
         unknown = sorted(set(options) - set(self.options_spec))
         if unknown:
-            raise ConfigError(
-                f"{self.env_id}: unknown option(s) {unknown}; known options: {sorted(self.options_spec)}")
+            raise ConfigError(f"{self.env_id}: unknown option(s) {unknown}; known options: {sorted(self.options_spec)}")
         resolved = {}
         for key, opt in self.options_spec.items():
             resolved[key] = opt.validate(key, options[key]) if key in options else opt.default
@@ -162,9 +163,10 @@ class Game:
             raise ConfigError(f"{self.env_id}: num_players must be an int, got {num_players!r}")
         if not self.min_players <= num_players <= self.max_players:
             raise ConfigError(
-                f"{self.env_id}: num_players={num_players} is outside {self.min_players}..{self.max_players}")
+                f"{self.env_id}: num_players={num_players} is outside {self.min_players}..{self.max_players}"
+            )
 
-    def new_initial_state(self, num_players: int) -> "State":
+    def new_initial_state(self, num_players: int) -> State:
         raise NotImplementedError
 
     # --------------------------------------------------------- saved states
@@ -175,11 +177,11 @@ class Game:
         ``num_players``), for ``num_players`` seats (hook; see :mod:`boardzoo.envs.core.schema`)."""
         raise NotImplementedError(f"{self.env_id} declares no state schema")
 
-    def _state_from_dict(self, data: dict) -> "State":
+    def _state_from_dict(self, data: dict) -> State:
         """Build the state from a dict already checked against ``state_schema`` (hook)."""
         raise NotImplementedError
 
-    def state_from_dict(self, data: Any) -> "State":
+    def state_from_dict(self, data: Any) -> State:
         """Rebuild a state saved by ``State.to_dict``; the dict is untrusted input.
 
         Checks, in order: the envelope (env id, version and options must be this game's; the
@@ -199,19 +201,30 @@ class Game:
         if data["env_id"] != self.env_id:
             raise StateError(f"state field 'env_id': the state is for {data['env_id']!r}, not {self.env_id!r}")
         if data["version"].__class__ is not int or data["version"] != self.version:
-            raise StateError(f"state field 'version': the state is for version {data['version']!r} of "
-                             f"{self.env_id}, this game is version {self.version}")
+            raise StateError(
+                f"state field 'version': the state is for version {data['version']!r} of "
+                f"{self.env_id}, this game is version {self.version}"
+            )
         opts = data["options"]
-        if opts.__class__ is not dict or opts != self.options or any(
-                opts[k].__class__ is not v.__class__ for k, v in self.options.items()):
-            diff = (sorted(k for k in set(opts) | set(self.options) if opts.get(k, ...) != self.options.get(k, ...))
-                    if opts.__class__ is dict else opts)
-            raise StateError(f"state field 'options': the state was saved with options {_short(opts)}, this game "
-                             f"has {self.options} (differing: {diff}); make the game with the state's options")
+        if (
+            opts.__class__ is not dict
+            or opts != self.options
+            or any(opts[k].__class__ is not v.__class__ for k, v in self.options.items())
+        ):
+            diff = (
+                sorted(k for k in set(opts) | set(self.options) if opts.get(k, ...) != self.options.get(k, ...))
+                if opts.__class__ is dict
+                else opts
+            )
+            raise StateError(
+                f"state field 'options': the state was saved with options {_short(opts)}, this game "
+                f"has {self.options} (differing: {diff}); make the game with the state's options"
+            )
         n = data["num_players"]
         if n.__class__ is not int or not self.min_players <= n <= self.max_players:
-            raise StateError(f"state field 'num_players': expected an int in {self.min_players}..{self.max_players}, "
-                             f"got {_short(n)}")
+            raise StateError(
+                f"state field 'num_players': expected an int in {self.min_players}..{self.max_players}, got {_short(n)}"
+            )
         body = {k: v for k, v in data.items() if k not in self.ENVELOPE}
         self.state_schema(n).check(body, "")
         try:
@@ -232,11 +245,13 @@ class Game:
         back = state.to_dict()
         where = first_difference(back, data)
         if where is not None:
-            raise StateError(f"state field {where!r} is inconsistent with the rest of the state (it would load "
-                             f"as a different position)")
+            raise StateError(
+                f"state field {where!r} is inconsistent with the rest of the state (it would load "
+                f"as a different position)"
+            )
         return state
 
-    def renderer(self) -> Callable[["State"], np.ndarray] | None:
+    def renderer(self) -> Callable[[State], np.ndarray] | None:
         """Return the rgb_array renderer ``state -> HxWx3 uint8`` (needs Pillow) or None."""
         spec = type(self)._spec
         return spec.renderer if spec is not None else None
@@ -259,9 +274,15 @@ class Game:
         return [("observation", 0, self.observation_size)]
 
     def describe(self) -> dict:
-        return {"env_id": self.env_id, "name": self.name, "version": self.version,
-                "players": [self.min_players, self.max_players], "options": dict(self.options),
-                "num_actions": self.num_actions, "observation_size": self.observation_size}
+        return {
+            "env_id": self.env_id,
+            "name": self.name,
+            "version": self.version,
+            "players": [self.min_players, self.max_players],
+            "options": dict(self.options),
+            "num_actions": self.num_actions,
+            "observation_size": self.observation_size,
+        }
 
 
 class State:
@@ -292,7 +313,7 @@ class State:
         """What ``seat`` sees, encoded by the game's encoder (float32, ``game.observation_size``)."""
         return self.game.encoder.encode(self, seat)
 
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> "State":
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> State:
         """Return a new state, identical to this one as far as ``seat`` can tell, with every
         hidden card, tile or commit re-dealt at random. The default suits games with no hidden
         information."""
@@ -389,8 +410,12 @@ class State:
         """
         if not self.is_legal(action):
             legal = [] if self.is_terminal() else self.legal_actions()
-            raise IllegalActionError(action, "terminal" if self.is_terminal() else self.phase(), legal,
-                                     None if self.is_chance_node() or self.is_terminal() else self._safe_name)
+            raise IllegalActionError(
+                action,
+                "terminal" if self.is_terminal() else self.phase(),
+                legal,
+                None if self.is_chance_node() or self.is_terminal() else self._safe_name,
+            )
         self._apply(as_action(action))
         self._mask = None
 
@@ -438,7 +463,7 @@ class State:
             r = [x if i in ws or x <= cap else cap for i, x in enumerate(r)]
         return r
 
-    def clone(self) -> "State":
+    def clone(self) -> State:
         """Independent copy (default: deepcopy sharing the immutable Game)."""
         memo = {id(self.game): self.game}
         return copy.deepcopy(self, memo)

@@ -18,6 +18,7 @@ The bot implements the one Bot protocol with ``needs_state = True``: call it thr
 ``boardzoo.envs.core.bots.choose`` (which already hides the other seats' secrets) or
 ``act_state(state, seat)``. The simulation budget sets its strength and its cost.
 """
+
 from __future__ import annotations
 
 import math
@@ -35,8 +36,8 @@ class _Node:
     def __init__(self) -> None:
         self.children: dict[int, _Node] = {}
         self.visits = 0
-        self.value = 0.0   # sum of returns for the seat that moved into this node
-        self.avail = 0     # times this node's action was legal when its parent was visited
+        self.value = 0.0  # sum of returns for the seat that moved into this node
+        self.avail = 0  # times this node's action was legal when its parent was visited
 
 
 class MCTSBot:
@@ -52,8 +53,14 @@ class MCTSBot:
 
     needs_state = True
 
-    def __init__(self, simulations: int = 100, c: float = 1.4, rollout_steps: int = 400,
-                 seed: int | None = None, name: str = "mcts"):
+    def __init__(
+        self,
+        simulations: int = 100,
+        c: float = 1.4,
+        rollout_steps: int = 400,
+        seed: int | None = None,
+        name: str = "mcts",
+    ):
         if simulations < 1:
             raise ValueError("MCTSBot: simulations must be >= 1")
         self.simulations = int(simulations)
@@ -67,8 +74,10 @@ class MCTSBot:
         pass
 
     def act(self, observation: dict) -> int:
-        raise TypeError("MCTSBot needs the rules state: call act_state(state, seat) or use "
-                        "boardzoo.envs.core.bots.choose / act_in_env")
+        raise TypeError(
+            "MCTSBot needs the rules state: call act_state(state, seat) or use "
+            "boardzoo.envs.core.bots.choose / act_in_env"
+        )
 
     def act_state(self, state: State, seat: int) -> int:
         """The most visited legal root action after ``simulations`` determinized playouts."""

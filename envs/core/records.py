@@ -6,9 +6,11 @@ of players, the seed and every action (chance outcomes included); a game ended b
 saved state (``reset(options={"state": ...})``) carries it as ``start``. Records are untrusted
 input: :func:`check_record` refuses a malformed one with a :class:`StateError` naming the field.
 """
+
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from .errors import ConfigError, StateError
 from .game import Game, State
@@ -19,16 +21,19 @@ MAX_ACTIONS = 1_000_000  # no game comes near this; bounds what a record may mak
 
 
 def _schema(action: Spec) -> Dict:
-    return Dict({
-        "env_id": Str(max_len=100),
-        "version": Int(0, 10_000),
-        "options": Map(Str(max_len=100), OneOf(Int(-2**31, 2**31), Str(max_len=200), _Scalar()), max_len=100),
-        "num_players": Int(1, 1000),
-        "seed": Nullable(Int(0, 2**64)),
-        "actions": List(action, max_len=MAX_ACTIONS),
-        "penalty": Dict({"seat": Int(0, 1000), "action": OneOf(Int(-2**63, 2**63), Str(max_len=200))}),
-        "start": _Object(),
-    }, optional=("seed", "penalty", "start"))
+    return Dict(
+        {
+            "env_id": Str(max_len=100),
+            "version": Int(0, 10_000),
+            "options": Map(Str(max_len=100), OneOf(Int(-(2**31), 2**31), Str(max_len=200), _Scalar()), max_len=100),
+            "num_players": Int(1, 1000),
+            "seed": Nullable(Int(0, 2**64)),
+            "actions": List(action, max_len=MAX_ACTIONS),
+            "penalty": Dict({"seat": Int(0, 1000), "action": OneOf(Int(-(2**63), 2**63), Str(max_len=200))}),
+            "start": _Object(),
+        },
+        optional=("seed", "penalty", "start"),
+    )
 
 
 class _Object(Spec):
@@ -75,8 +80,10 @@ def check_record(record: Any) -> Game:
         raise StateError(f"record field 'env_id': {env_id!r} is not a registered env; registered: {names()}")
     cls = game_class(env_id)
     if record["version"] != cls.version:
-        raise StateError(f"record field 'version': the record is for {env_id} version {record['version']}, "
-                         f"the installed {env_id} is version {cls.version}")
+        raise StateError(
+            f"record field 'version': the record is for {env_id} version {record['version']}, "
+            f"the installed {env_id} is version {cls.version}"
+        )
     try:
         game = cls(**record["options"])
         game.check_players(record["num_players"])
@@ -109,8 +116,8 @@ def replay(record: dict[str, Any]) -> Iterator[State]:
 def outcome(record: dict[str, Any], reward: str = "win") -> list[float]:
     """The final rewards of a recorded game, as the env gave them (penalty included)."""
     last = None
-    for last in replay(record):
-        pass
+    for step in replay(record):  # replays (and so validates) every step
+        last = step
     pen = record.get("penalty")
     if pen is not None:
         return [-1.0 if i == pen["seat"] else 0.0 for i in range(record["num_players"])]

@@ -6,10 +6,12 @@ also name a Game class that wires itself). ``make``, ``names`` and ``game_class`
 it; a game also needs its per-id module (``envs/castle_v0.py``, two lines) for
 ``from boardzoo.envs import castle_v0``. docs/ADDING_A_GAME.md has the whole checklist.
 """
+
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .game import ConfigError, Game
 from .spec import GameSpec

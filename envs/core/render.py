@@ -2,17 +2,24 @@
 
 Games draw with :class:`Canvas` so that every board shares fonts, palette and conventions.
 """
+
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from .game import BoardZooError
 
 PLAYER_COLORS: list[tuple[int, int, int]] = [
-    (220, 60, 60), (50, 110, 220), (60, 170, 80), (235, 190, 40),
-    (150, 80, 200), (240, 130, 40), (40, 180, 190), (200, 90, 150),
+    (220, 60, 60),
+    (50, 110, 220),
+    (60, 170, 80),
+    (235, 190, 40),
+    (150, 80, 200),
+    (240, 130, 40),
+    (40, 180, 190),
+    (200, 90, 150),
 ]
 """Seat colours, seat 0 first (red, blue, green, yellow, purple, orange, teal, pink)."""
 INK = (30, 30, 35)

@@ -11,9 +11,11 @@ that names the field (``state field 'loc[3]': expected an int in 0..57, got 99``
 Every check is exact: unknown keys are refused, ``bool`` is not an ``int``, ``1.0`` is not an
 ``int``. Consistency between fields (counts, positions, seats) is the game's ``check_invariants``.
 """
+
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from .errors import StateError
 
@@ -122,8 +124,15 @@ class List(Spec):
     """A JSON list of ``item``; its length is checked first (``length`` exact, else
     ``min_len..max_len``). ``unique`` refuses repeated items (for sets saved as lists)."""
 
-    def __init__(self, item: Spec, max_len: int | None = None, min_len: int = 0, length: int | None = None,
-                 unique: bool = False, sorted_: bool = False):
+    def __init__(
+        self,
+        item: Spec,
+        max_len: int | None = None,
+        min_len: int = 0,
+        length: int | None = None,
+        unique: bool = False,
+        sorted_: bool = False,
+    ):
         if length is not None:
             min_len = max_len = length
         if max_len is None:

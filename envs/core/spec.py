@@ -17,16 +17,18 @@ the encoder (``game.encoder``; ``observation_size``, ``observation_layout()`` an
 feature offset come from it), ``State.observation`` encodes through it, ``State.__str__`` is the
 text renderer, ``Game.renderer()`` the rgb one and ``Game.heuristic_bot()`` the heuristic.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover - types only
     import numpy as np
 
     from .encoder import Encoder
-    from .game import Game, State
+    from .game import Game
 
 
 @dataclass(frozen=True)
@@ -42,10 +44,10 @@ class GameSpec:
         text: ``state -> str``, the ansi rendering (``str(state)``).
     """
 
-    rules: type["Game"]
-    encoder: type["Encoder"]
+    rules: type[Game]
+    encoder: type[Encoder]
     heuristic: Callable[..., Any]
-    renderer: Callable[[Any], "np.ndarray"] | None = None   # (state of this game) -> image
+    renderer: Callable[[Any], np.ndarray] | None = None  # (state of this game) -> image
     text: Callable[[Any], str] | None = None
 
     def __post_init__(self) -> None:

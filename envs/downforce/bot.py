@@ -16,11 +16,12 @@ re-dealt by ``resample_hidden``), so it plays only on what its seat knows.
   Style ``steer="auto"`` steers by the fixed rule of automatic steering instead (the old behaviour).
 - Bets: the car leading the race (ties: its own car).
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-from .rules import (A_BET, A_COLOR, A_NO, A_POWER, A_STEER, A_YES, NUM_CARS, DownforceState)
+from .rules import A_BET, A_COLOR, A_NO, A_POWER, A_STEER, A_YES, NUM_CARS, DownforceState
 
 # preference when keeping one of two powers (higher = better)
 _POWER_PREF = [5, 3, 4, 2, 2, 3, 4, 3, 3, 6, 4, 3]
@@ -56,7 +57,7 @@ def _finish_turn(st: DownforceState, seat: int, steer: str = "player") -> None:
     guard = 0
     while st.stage == "race" and st.dec_type not in ("play", "") and guard < 400:
         guard += 1
-        st._apply(_greedy_substep(st, st.dec_seat, steer, seat))   # legal by construction
+        st._apply(_greedy_substep(st, st.dec_seat, steer, seat))  # legal by construction
         st._mask = None
 
 
@@ -64,7 +65,7 @@ def _greedy_substep(st: DownforceState, seat: int, steer: str = "player", viewer
     t = st.dec_type
     if t == "steer":
         if steer == "auto":
-            return A_STEER + st.dec_args[3]          # DF-R20's fixed rule: the first in its order
+            return A_STEER + st.dec_args[3]  # DF-R20's fixed rule: the first in its order
         return _choose_steer(st, seat, viewer is None or viewer == seat)
     if t == "yesno":
         return A_YES
@@ -87,12 +88,12 @@ def _choose_wild(st: DownforceState, seat: int, legal) -> int:
 
 def _choose_color(st: DownforceState, seat: int, legal) -> int:
     cands = [int(a) - A_COLOR for a in legal]
-    if st.dec_args and st.dec_args[0] == 0:     # Strategic: ignore the best opponent car
+    if st.dec_args and st.dec_args[0] == 0:  # Strategic: ignore the best opponent car
         others = [c for c in cands if st.owner[c] != seat]
         if others:
             return A_COLOR + max(others, key=lambda c: _progress(st, c))
         return A_COLOR + cands[0]
-    return A_COLOR + max(cands, key=lambda c: _progress(st, c))   # Defensive: push the leader
+    return A_COLOR + max(cands, key=lambda c: _progress(st, c))  # Defensive: push the leader
 
 
 def friendly_cars(st: DownforceState, seat: int, with_bets: bool = True) -> list[bool]:
@@ -113,7 +114,7 @@ def steer_scores(st: DownforceState, seat: int, with_bets: bool = True) -> dict[
     it stops right in front of a friendly car (it would block that car too)."""
     g = st.game
     args = st.dec_args
-    car, m = args[0], args[1] - 1             # after the first step, m steps are left
+    car, m = args[0], args[1] - 1  # after the first step, m steps are left
     occ = st.occ
     steps = g.steps
     exists = g.exists
@@ -124,7 +125,7 @@ def steer_scores(st: DownforceState, seat: int, with_bets: bool = True) -> dict[
     row0, lane0 = divmod(st.pos[car], 3)
     fin = last + 10.0 if mine else -(last + 10.0)
 
-    def leaf(sid: int) -> float:               # where the car stops
+    def leaf(sid: int) -> float:  # where the car stops
         free = 0
         for _, s2 in steps[sid]:
             if occ[s2] < 0:
@@ -133,7 +134,7 @@ def steer_scores(st: DownforceState, seat: int, with_bets: bool = True) -> dict[
         if mine:
             return v
         r, ln = divmod(sid, 3)
-        for b in behind:                        # it would stand in a friendly car's way
+        for b in behind:  # it would stand in a friendly car's way
             if b // 3 == r - 1 and -1 <= b % 3 - ln <= 1:
                 v += 0.6
         return -v
@@ -151,7 +152,7 @@ def steer_scores(st: DownforceState, seat: int, with_bets: bool = True) -> dict[
                 continue
             if k == 0:
                 v = leaf(sid)
-            elif r == last:                     # DF-R21: finishes
+            elif r == last:  # DF-R21: finishes
                 v = fin
             else:
                 v = None
@@ -160,7 +161,7 @@ def steer_scores(st: DownforceState, seat: int, with_bets: bool = True) -> dict[
                         w = nxt[s2 % 3]
                         if v is None or w > v:
                             v = w
-                if v is None:                   # blocked (DF-R18)
+                if v is None:  # blocked (DF-R18)
                     v = leaf(sid)
             cur[lane] = v
         nxt = cur
@@ -171,7 +172,7 @@ def steer_scores(st: DownforceState, seat: int, with_bets: bool = True) -> dict[
 def _choose_steer(st: DownforceState, seat: int, with_bets: bool = True) -> int:
     sc = steer_scores(st, seat, with_bets)
     best = None
-    for k in st.dec_args[3:]:                   # ties: DF-R20's automatic order
+    for k in st.dec_args[3:]:  # ties: DF-R20's automatic order
         if best is None or sc[A_STEER + k] > sc[best]:
             best = A_STEER + k
     return best
@@ -187,7 +188,7 @@ def _bid(st: DownforceState, seat: int, legal) -> int:
     n = st.num_players
     carless = [s for s in range(n) if s not in st.owner]
     if seat not in st.owner and NUM_CARS - st.auction_idx <= len(carless) + 1:
-        target += 1.5                                     # must get a car soon
+        target += 1.5  # must get a car soon
     if seat in st.owner and sum(1 for o in st.owner if o == seat) >= 2:
         target -= 2
     target = min(target, 5.0)
@@ -218,7 +219,7 @@ def _play(st: DownforceState, seat: int, legal, keep_speed8: float = 0.8, steer:
     best, best_v = int(legal[0]), -1e9
     for a, v in zip(legal, play_values(st, seat, legal, steer)):
         if int(a) >= 42:
-            v -= keep_speed8              # keep speed-8 cards for later
+            v -= keep_speed8  # keep speed-8 cards for later
         if v > best_v:
             best, best_v = int(a), v
     return best
@@ -226,7 +227,7 @@ def _play(st: DownforceState, seat: int, legal, keep_speed8: float = 0.8, steer:
 
 def _bet(st: DownforceState, seat: int, legal, bet_own: bool = False) -> int:
     order = st.race_order()
-    if bet_own:                           # the best-placed own car first, else the leader
+    if bet_own:  # the best-placed own car first, else the leader
         order = [c for c in order if st.owner[c] == seat] + [c for c in order if st.owner[c] != seat]
     for c in order:
         if A_BET + c in legal:
@@ -234,8 +235,14 @@ def _bet(st: DownforceState, seat: int, legal, bet_own: bool = False) -> int:
     return int(legal[0])
 
 
-def policy(st: DownforceState, seat: int, rng: np.random.Generator, bet_own: bool = False,
-           keep_speed8: float = 0.8, steer: str = "player") -> int:
+def policy(
+    st: DownforceState,
+    seat: int,
+    rng: np.random.Generator,
+    bet_own: bool = False,
+    keep_speed8: float = 0.8,
+    steer: str = "player",
+) -> int:
     """The heuristic's action. The defaults are the suite's heuristic bot; ``bet_own`` (bet on the
     best-placed own car rather than the leader), ``keep_speed8`` (how many rows of lookahead a
     speed-8 card must gain to be played) and ``steer="auto"`` (steer by the fixed rule of automatic
@@ -255,7 +262,7 @@ def policy(st: DownforceState, seat: int, rng: np.random.Generator, bet_own: boo
         return max((int(a) for a in legal), key=lambda a: _POWER_PREF[st.power_of_car[a - A_POWER]])
     if t == "yesno":
         kind = st.dec_args[0]
-        if kind == 0:       # Tricky: compare both orders
+        if kind == 0:  # Tricky: compare both orders
             best, best_v = A_NO, -1e9
             for a in (A_NO, A_YES):
                 sim = st.clone()
@@ -294,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
         opts[k] = {"true": True, "false": False}.get(v.lower(), v)
     game = DownforceGame(**opts)
     if args.vs == "random":
-        other = lambda s, sd: RandomBot(sd)                                    # noqa: E731
+        other = lambda s, sd: RandomBot(sd)  # noqa: E731
     else:
         style: dict = {}
         for kv in args.vs.split(","):
@@ -302,14 +309,16 @@ def main(argv: list[str] | None = None) -> int:
             style[k] = {"true": True, "false": False}.get(v.lower(), v)
             if k == "keep_speed8":
                 style[k] = float(v)
-        game.heuristic_bot(0, 0, **style)                                       # checks the style
-        other = lambda s, sd: game.heuristic_bot(s, seed=sd, **style)          # noqa: E731
+        game.heuristic_bot(0, 0, **style)  # checks the style
+        other = lambda s, sd: game.heuristic_bot(s, seed=sd, **style)  # noqa: E731
     t = time.time()
     m = match(game, args.players, lambda s, sd: game.heuristic_bot(s, seed=sd), other, args.games, args.seed)
     lo, hi = m.ci95
-    print(f"downforce_v0 {opts or ''} {args.players} players, {m.games} games: heuristic win rate {m.rate:.3f} "
-          f"[95% CI {lo:.3f}, {hi:.3f}] vs {args.vs} (even share {1 / args.players:.3f}); mean score "
-          f"{m.hero_score:.1f} vs {m.others_score:.1f}; {time.time() - t:.0f}s")
+    print(
+        f"downforce_v0 {opts or ''} {args.players} players, {m.games} games: heuristic win rate {m.rate:.3f} "
+        f"[95% CI {lo:.3f}, {hi:.3f}] vs {args.vs} (even share {1 / args.players:.3f}); mean score "
+        f"{m.hero_score:.1f} vs {m.others_score:.1f}; {time.time() - t:.0f}s"
+    )
     return 0
 
 

@@ -4,9 +4,10 @@ Every "Project decision" component of the spec lives in a data file beside this 
 ``deck.json`` (DF 2.1), ``tracks/<id>.json`` (DF 2.2, the ``track`` option, DF-V6) and
 ``components.json`` (cars, hand sizes, prize/bet/odds tables, the twelve powers).
 """
+
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from boardzoo.envs.core.data import load_json
@@ -17,8 +18,20 @@ NUM_CARS = 6
 NUM_CARDS = 48
 NUM_REGULAR = 42
 MAX_LANES = 3
-POWER_NAMES = ("Aggressive", "Cunning", "Determined", "Strategic", "Tricky", "Unpredictable",
-               "Ambitious", "Experienced", "Tough", "Bold", "Defensive", "Reckless")
+POWER_NAMES = (
+    "Aggressive",
+    "Cunning",
+    "Determined",
+    "Strategic",
+    "Tricky",
+    "Unpredictable",
+    "Ambitious",
+    "Experienced",
+    "Tough",
+    "Bold",
+    "Defensive",
+    "Reckless",
+)
 
 DECK_SCHEMA = {
     "note?": str,
@@ -27,15 +40,19 @@ DECK_SCHEMA = {
     "cards": [{"id": int, "lines": [{"car": int, "speed": int}]}],
 }
 TRACK_SCHEMA = {
-    "id": str, "name": str,
+    "id": str,
+    "name": str,
     "rows": [{"kind": str, "spaces": [{"lane": int, "rectangular": bool, "narrow": bool, "rumble": bool}]}],
     "betting_lines": [int],
     "grid": [[int]],
 }
 COMPONENTS_SCHEMA = {
-    "cars": [str], "car_colors": [[int]],
+    "cars": [str],
+    "car_colors": [[int]],
     "hand_sizes": {"2": int, "3": int, "4": int, "5": int, "6": int},
-    "prizes": [int], "bets": [[int]], "odds": [[int]],
+    "prizes": [int],
+    "bets": [[int]],
+    "odds": [[int]],
     "powers": [{"name": str, "set": str, "rule": str, "text": str}],
 }
 
@@ -44,7 +61,7 @@ def _fail(where: str, msg: str) -> None:
     raise ConfigError(f"{where}: {msg}")
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_deck() -> tuple:
     """The 48 cards as a tuple of tuples of (car, speed) lines (car -1 = wild), validated."""
     d = load_json(HERE, "deck.json", DECK_SCHEMA)
@@ -80,7 +97,7 @@ def track_ids() -> list[str]:
     return sorted(p.stem for p in (HERE / "tracks").glob("*.json"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_track(track_id: str) -> dict:
     """A track data file (DF-V6), validated: lanes, row links, betting lines and grid."""
     if not isinstance(track_id, str) or not track_id.replace("_", "").replace("-", "").isalnum():
@@ -96,6 +113,7 @@ def load_track(track_id: str) -> dict:
 def validate_track(t: dict, name: str = "track") -> dict:
     """Check a track's geometry (lanes, forward links between rows, betting lines, grid)."""
     from boardzoo.envs.core.data import validate
+
     validate(t, TRACK_SCHEMA, name)
     rows = t["rows"]
     if len(rows) < 8:
@@ -120,7 +138,7 @@ def validate_track(t: dict, name: str = "track") -> dict:
     return t
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_components() -> dict:
     c = load_json(HERE, "components.json", COMPONENTS_SCHEMA)
     if len(c["cars"]) != NUM_CARS or len(c["car_colors"]) != NUM_CARS:

@@ -10,6 +10,7 @@ converted once and multiplied by a per-entry scale. The slowly changing part (au
 powers, publicly known cards) comes first in the layout and is cached per seat, keyed by what can
 change it (``static_key``).
 """
+
 from __future__ import annotations
 
 import operator
@@ -18,14 +19,13 @@ from typing import Any
 import numpy as np
 
 MAXP = 6
-NC = 6          # cars
-NK = 48         # cards
+NC = 6  # cars
+NK = 48  # cards
 NPOW = 12
 STAGES = ("setup", "auction", "power", "race", "bet", "end")
-_STAGE_INDEX = {"grid": 0, "deal": 0, "order": 0, "powers": 0, "auction": 1, "power": 2,
-                "race": 3, "bet": 4, "end": 5}
-CAR_STATIC = 21      # owner (6 relative seats + unowned), price, paired power (12), auctioned now
-CAR_DYN = 20         # row, lane (3), on track, place (6), race position (6), subject, moved, curve
+_STAGE_INDEX = {"grid": 0, "deal": 0, "order": 0, "powers": 0, "auction": 1, "power": 2, "race": 3, "bet": 4, "end": 5}
+CAR_STATIC = 21  # owner (6 relative seats + unowned), price, paired power (12), auctioned now
+CAR_DYN = 20  # row, lane (3), on track, place (6), race position (6), subject, moved, curve
 
 
 class Layout:
@@ -33,6 +33,7 @@ class Layout:
 
     def __init__(self, game) -> None:
         from .rules import COLOR_KINDS, DEC_TYPES, YESNO_KINDS
+
         self.dec_index = {t: i for i, t in enumerate(DEC_TYPES)}
         off = 0
 
@@ -86,46 +87,64 @@ class Layout:
         # a car's entries in three pieces, joined by _encode_cars: 0-10 (row, lane one-hot, on track,
         # place one-hot) per space id / per finishing place, 11-16 race position one-hot, 17-19
         # (subject, spaces moved this turn, curve entered)
-        self.space_bytes = [bytes([sid // 3] + [int(sid % 3 == k) for k in range(3)] + [1] + [0] * 6)
-                            for sid in range(game.num_spaces)]
-        self.place_bytes = [bytes(11)] + [bytes([game.last_row, 0, 0, 0, 0] + [int(p == q) for q in range(1, 7)])
-                                          for p in range(1, 7)]
+        self.space_bytes = [
+            bytes([sid // 3] + [int(sid % 3 == k) for k in range(3)] + [1] + [0] * 6) for sid in range(game.num_spaces)
+        ]
+        self.place_bytes = [bytes(11)] + [
+            bytes([game.last_row, 0, 0, 0, 0] + [int(p == q) for q in range(1, 7)]) for p in range(1, 7)
+        ]
         self.rank_bytes = [bytes(int(i == j) for j in range(6)) for i in range(6)] + [bytes(6)]
         # entries 0-16 by (space id, or finishing place q at index q - 7) and race position (6 = none)
         self.car_bytes = [[a + r for r in self.rank_bytes] for a in self.space_bytes + self.place_bytes]
         self.no_rank = [6] * NC
         self.moved_bytes = [[bytes((0, m, nr)) for nr in (0, 1)] for m in range(256)]
-        self.space_rank = [-(sid // 3) * 1_000_000 for sid in range(game.num_spaces)]   # + entry stamp
+        self.space_rank = [-(sid // 3) * 1_000_000 for sid in range(game.num_spaces)]  # + entry stamp
         # per-entry scale: entries are written as small integers, then scaled
         sc = np.ones(off, dtype=np.float32)
         for c in range(NC):
-            sc[self.car_static + c * CAR_STATIC + 7] = 1.0 / 8.0     # price paid
+            sc[self.car_static + c * CAR_STATIC + 7] = 1.0 / 8.0  # price paid
             b = self.cars + c * CAR_DYN
-            sc[b] = 1.0 / max(1, game.last_row)                      # row (finished cars: 1.0)
-            sc[b + 18] = 1.0 / 4.0                                    # spaces moved this turn
-            sc[b + 17] = 1.0 / 8.0                                    # subject (8); STEER: movement left
-        sc[self.bid_hist:self.bid_hist + NC * MAXP] = 1.0 / 9.0
-        sc[self.hand_size:self.hand_size + MAXP] = 1.0 / 21.0
-        sc[self.paid:self.paid + MAXP] = 1.0 / 30.0
-        sc[self.round_pos:self.round_pos + 3 * NC] = 1.0 / 6.0
-        sc[self.final_place:self.final_place + NC] = 1.0 / 6.0
+            sc[b] = 1.0 / max(1, game.last_row)  # row (finished cars: 1.0)
+            sc[b + 18] = 1.0 / 4.0  # spaces moved this turn
+            sc[b + 17] = 1.0 / 8.0  # subject (8); STEER: movement left
+        sc[self.bid_hist : self.bid_hist + NC * MAXP] = 1.0 / 9.0
+        sc[self.hand_size : self.hand_size + MAXP] = 1.0 / 21.0
+        sc[self.paid : self.paid + MAXP] = 1.0 / 30.0
+        sc[self.round_pos : self.round_pos + 3 * NC] = 1.0 / 6.0
+        sc[self.final_place : self.final_place + NC] = 1.0 / 6.0
         self.scale = sc
         # the race stage assembles floats (encode): the car pieces as float32 bytes, already scaled
-        csc = sc[self.cars:self.cars + CAR_DYN]
+        csc = sc[self.cars : self.cars + CAR_DYN]
 
         def floats(b: bytes, s: np.ndarray) -> bytes:
             return np.multiply(np.frombuffer(b, dtype=np.uint8), s, dtype=np.float32).tobytes()
 
         self.car_floats = [[floats(x, csc[:17]) for x in row] for row in self.car_bytes]
         self.moved_floats = [[floats(x, csc[17:]) for x in row] for row in self.moved_bytes]
-        self.cards_scale = sc[self.hand:self.cur_card].copy()
+        self.cards_scale = sc[self.hand : self.cur_card].copy()
         self.zeros_dyn = bytes(self.size - self.semi_end)
         self.zeros_bets = bytes(self.semi_end - self.static_end)
         self.zeros_bets_private = bytes(self.semi_end - self.bets)
-        self.dyn_offsets = (self.stage, self.dec, self.yesno, self.color, self.decider, self.me_deciding,
-                            self.turn, self.cars, self.eligible, self.committed, self.my_bid, self.hand,
-                            self.played, self.revealed, self.hand_size, self.cur_card, self.reversed,
-                            self.ignored)
+        self.dyn_offsets = (
+            self.stage,
+            self.dec,
+            self.yesno,
+            self.color,
+            self.decider,
+            self.me_deciding,
+            self.turn,
+            self.cars,
+            self.eligible,
+            self.committed,
+            self.my_bid,
+            self.hand,
+            self.played,
+            self.revealed,
+            self.hand_size,
+            self.cur_card,
+            self.reversed,
+            self.ignored,
+        )
         self.rel = {n: [[(s - seat) % n for s in range(n)] for seat in range(n)] for n in range(1, MAXP + 1)}
         self.seat_order = {n: [[(seat + r) % n for r in range(n)] for seat in range(n)] for n in range(1, MAXP + 1)}
         self.cards_pad = {n: (bytes((MAXP - n) * NK), bytes(MAXP - n)) for n in range(1, MAXP + 1)}
@@ -137,15 +156,15 @@ class Layout:
             for seat in range(n):
                 p = np.arange(se, dtype=np.intp)
 
-                def seat_block(start: int, stride: int, width: int) -> None:
+                def seat_block(start: int, stride: int, width: int, p=p, seat=seat, n=n) -> None:
                     for r in range(MAXP):
                         for j in range(width):
                             p[start + r * stride + j] = (start + ((seat + r) % n) * stride + j) if r < n else se
 
-                for c in range(NC):                          # car owner one-hot
+                for c in range(NC):  # car owner one-hot
                     b = self.car_static + c * CAR_STATIC
                     seat_block(b, 1, 1)
-                for i in range(NC):                          # bid history per auction
+                for i in range(NC):  # bid history per auction
                     seat_block(self.bid_hist + i * MAXP, 1, 1)
                 seat_block(self.held, NPOW, NPOW)
                 seat_block(self.paid, 1, 1)
@@ -219,20 +238,20 @@ def _encode_bets_public(st) -> bytes:
         k = kk[0]
         o[L.round_held - base + k] = 1
         b0 = L.round_pos - base + k * NC
-        o[b0:b0 + NC] = bytes(st.bet_rounds_pos[r])
+        o[b0 : b0 + NC] = bytes(st.bet_rounds_pos[r])
         b1 = L.round_open - base + k * NC
-        o[b1:b1 + NC] = bytes(st.bet_rounds_open[r])
+        o[b1 : b1 + NC] = bytes(st.bet_rounds_open[r])
     return bytes(o)
 
 
 def _encode_cars(st, L: Layout, floats: bool = False) -> bytes:
     """The cars block, joined from precomputed pieces (``floats``: scaled float32 pieces)."""
     pos = st.pos
-    if st.stage == "grid":                          # setup: cars not placed yet, no race positions
+    if st.stage == "grid":  # setup: cars not placed yet, no race positions
         codes = [p if p >= 0 else -7 for p in pos]  # (index -7 of car_bytes: no place)
         rank: Any = L.no_rank
-    else:                                           # race positions (DF-R27 order): finished cars by
-        codes = pos                                 # place, then higher row, then entry stamp
+    else:  # race positions (DF-R27 order): finished cars by
+        codes = pos  # place, then higher row, then entry stamp
         key = list(map(operator.add, map(L.space_rank.__getitem__, pos), st.stamp))
         fo = st.finish_order
         if fo:
@@ -240,8 +259,8 @@ def _encode_cars(st, L: Layout, floats: bool = False) -> bytes:
             place = st.place
             for c in fo:
                 key[c] = place[c] - 99_000_000
-                codes[c] = place[c] - 7             # finished: the piece of its place
-        order = sorted(key)                         # keys are distinct (entry stamps are)
+                codes[c] = place[c] - 7  # finished: the piece of its place
+        order = sorted(key)  # keys are distinct (entry stamps are)
         rank = map(order.index, key)
     cb = L.car_floats if floats else L.car_bytes
     mb = L.moved_floats if floats else L.moved_bytes
@@ -260,14 +279,18 @@ def encode(st, seat: int) -> np.ndarray:
         rk = (len(st.bet_k), tr[0], tr[1], tr[2])
         rb = cache.get(-11 - seat)
         if rb is None or rb[0] != rk:
-            rb = cache[-11 - seat] = (rk, np.multiply(np.frombuffer(_encode_rest(st, seat, True), dtype=np.uint8),
-                                                      L.scale, dtype=np.float32))
+            rb = cache[-11 - seat] = (
+                rk,
+                np.multiply(np.frombuffer(_encode_rest(st, seat, True), dtype=np.uint8), L.scale, dtype=np.float32),
+            )
         out = rb[1].copy()
-        hc = cache.get(-21 - seat)                 # in a race only a play changes the cards block
+        hc = cache.get(-21 - seat)  # in a race only a play changes the cards block
         if hc is None or hc[0] != len(st.played):
-            hc = cache[-21 - seat] = (len(st.played), np.multiply(
-                np.frombuffer(_cards(st, seat)[1], dtype=np.uint8), L.cards_scale, dtype=np.float32))
-        out[L.hand:L.cur_card] = hc[1]
+            hc = cache[-21 - seat] = (
+                len(st.played),
+                np.multiply(np.frombuffer(_cards(st, seat)[1], dtype=np.uint8), L.cards_scale, dtype=np.float32),
+            )
+        out[L.hand : L.cur_card] = hc[1]
         rel = L.rel[st.num_players][seat]
         if st.turn_player >= 0:
             out[L.turn + rel[st.turn_player]] = 1.0
@@ -302,8 +325,8 @@ def encode(st, seat: int) -> np.ndarray:
         if cc is None or cc[0] != ckey:
             cc = cache["carsF"] = (ckey, np.frombuffer(_encode_cars(st, L, True), dtype=np.float32))
         oc = L.cars
-        out[oc:oc + NC * CAR_DYN] = cc[1]
-        if subject >= 0:                           # the subject car; for a STEER its movement left / 8
+        out[oc : oc + NC * CAR_DYN] = cc[1]
+        if subject >= 0:  # the subject car; for a STEER its movement left / 8
             out[oc + subject * CAR_DYN + 17] = min(st.dec_args[1], 8) * 0.125 if dt == "steer" else 1.0
         return out
     o = _encode_rest(st, seat)
@@ -328,7 +351,7 @@ def _encode_decision(st, seat: int, o: bytearray, L: Layout) -> None:
         elif dt == "yesno":
             args = st.dec_args
             o[L.yesno + args[0]] = 1
-            if args[0] >= 2:                       # prompts about one car (see rules.YESNO_KINDS)
+            if args[0] >= 2:  # prompts about one car (see rules.YESNO_KINDS)
                 subject = args[2] if args[0] == 2 else args[1]
         elif dt == "color":
             o[L.color + st.dec_args[0]] = 1
@@ -344,8 +367,8 @@ def _encode_decision(st, seat: int, o: bytearray, L: Layout) -> None:
     if cc is None or cc[0] != ckey:
         cc = cache["cars"] = (ckey, _encode_cars(st, L))
     oc = L.cars
-    o[oc:oc + NC * CAR_DYN] = cc[1]
-    if subject >= 0:                               # the subject car; for a STEER its movement left / 8
+    o[oc : oc + NC * CAR_DYN] = cc[1]
+    if subject >= 0:  # the subject car; for a STEER its movement left / 8
         o[oc + subject * CAR_DYN + 17] = min(st.dec_args[1], 8) if dt == "steer" else 8
 
 
@@ -358,10 +381,17 @@ def _cards(st, seat: int) -> tuple:
     hc = cache.get(-1 - seat)
     if hc is None or hc[0] != hkey:
         n = st.num_players
-        order = L.seat_order[n][seat]               # the seats in relative order ("me" first)
-        h = b"".join([st._hb[seat], st._pbits if len(st.played) == st._plen else st.played_bits(),
-                      *map(st._rb.__getitem__, order), L.cards_pad[n][0],
-                      bytes(map(len, map(st.hands.__getitem__, order))), L.cards_pad[n][1]])
+        order = L.seat_order[n][seat]  # the seats in relative order ("me" first)
+        h = b"".join(
+            [
+                st._hb[seat],
+                st._pbits if len(st.played) == st._plen else st.played_bits(),
+                *map(st._rb.__getitem__, order),
+                L.cards_pad[n][0],
+                bytes(map(len, map(st.hands.__getitem__, order))),
+                L.cards_pad[n][1],
+            ]
+        )
         hc = cache[-1 - seat] = (hkey, h)
     return hc
 
@@ -372,10 +402,10 @@ def _encode_rest(st, seat: int, race_base: bool = False) -> bytearray:
     g = st.game
     L = g.layout
     n = st.num_players
-    rel = L.rel[n][seat]                           # seat -> relative index
+    rel = L.rel[n][seat]  # seat -> relative index
     # ---- static region, cached per seat
     stage = st.stage
-    key = (st.chance_k, st.auction_idx, "R" if stage in _RACE_STAGES else stage)   # = static_key(st)
+    key = (st.chance_k, st.auction_idx, "R" if stage in _RACE_STAGES else stage)  # = static_key(st)
     cache = st._ocache
     if cache.get("key") != key:
         for s in range(n):
@@ -399,7 +429,7 @@ def _encode_rest(st, seat: int, race_base: bool = False) -> bytearray:
         o += L.zeros_bets_private
         ended = stage == "end"
         ob = L.bets
-        for r, kk in enumerate(st.bet_k):          # DF-R26: own bets; everybody's only at the end
+        for r, kk in enumerate(st.bet_k):  # DF-R26: own bets; everybody's only at the end
             bb = st.bets[r]
             k = kk[0]
             if ended:
@@ -414,11 +444,29 @@ def _encode_rest(st, seat: int, race_base: bool = False) -> bytearray:
             for s in range(n):
                 if bb[s] >= 0:
                     o[L.bet_committed + rel[s]] = 1
-    else:                                          # no betting line crossed yet: all zero
+    else:  # no betting line crossed yet: all zero
         o += L.zeros_bets
     o += L.zeros_dyn
-    (o_stage, o_dec, o_yesno, o_color, o_decider, o_me, o_turn, o_cars, o_elig, o_comm, o_mybid, o_hand,
-     o_played, o_rev, o_hs, o_card, o_rev_flag, o_ign) = L.dyn_offsets
+    (
+        o_stage,
+        o_dec,
+        o_yesno,
+        o_color,
+        o_decider,
+        o_me,
+        o_turn,
+        o_cars,
+        o_elig,
+        o_comm,
+        o_mybid,
+        o_hand,
+        o_played,
+        o_rev,
+        o_hs,
+        o_card,
+        o_rev_flag,
+        o_ign,
+    ) = L.dyn_offsets
     o[o_stage + _STAGE_INDEX[stage]] = 1
     if st.turn_player >= 0 and not race_base:
         o[o_turn + rel[st.turn_player]] = 1
@@ -441,7 +489,7 @@ def _encode_rest(st, seat: int, race_base: bool = False) -> bytearray:
         if st.ignored >= 0:
             o[o_ign + st.ignored] = 1
     if stage == "end":
-        o[L.final_place:L.final_place + NC] = bytes(st.final_places())
+        o[L.final_place : L.final_place + NC] = bytes(st.final_places())
     return o
 
 

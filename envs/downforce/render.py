@@ -2,6 +2,7 @@
 (a picture of the circuit: rows and lanes on a stadium-shaped track, curve/narrow/rumble spaces,
 yellow betting lines, the chequered finish, the cars in their colours with their owners, and a
 panel with owners, powers, money and, once revealed, the bets)."""
+
 from __future__ import annotations
 
 import math
@@ -11,7 +12,7 @@ import numpy as np
 from . import data as D
 
 SEAT = "P"
-CAR_LETTERS = "KBGYOR"   # blacK, Blue, Green, Yellow, Orange, Red
+CAR_LETTERS = "KBGYOR"  # blacK, Blue, Green, Yellow, Orange, Red
 
 
 def _cars(st) -> list[str]:
@@ -26,8 +27,11 @@ def render_text(st) -> str:
     dec = ""
     if st.dec_seat >= 0:
         dec = f"  deciding: {SEAT}{st.dec_seat} ({st.phase()})"
-    out.append(f"Downforce  {n} players  stage: {st.stage}"
-               + (f"  turn: {SEAT}{st.turn_player}" if st.turn_player >= 0 else "") + dec)
+    out.append(
+        f"Downforce  {n} players  stage: {st.stage}"
+        + (f"  turn: {SEAT}{st.turn_player}" if st.turn_player >= 0 else "")
+        + dec
+    )
     if st.auction_order:
         parts = []
         for i, c in enumerate(st.auction_order):
@@ -43,8 +47,12 @@ def render_text(st) -> str:
         txt = " ".join(f"{SEAT}{s}:#{b}={g.bid_value[b][car]}" for s, b in enumerate(bids) if b >= 0)
         out.append(f"  bids for {cars[car]}: {txt}")
     if st.stage == "auction":
-        out.append("  committed: " + " ".join(
-            f"{SEAT}{s}:{'yes' if st.pending[s] >= 0 else ('no' if st.eligible[s] else '-')}" for s in range(n)))
+        out.append(
+            "  committed: "
+            + " ".join(
+                f"{SEAT}{s}:{'yes' if st.pending[s] >= 0 else ('no' if st.eligible[s] else '-')}" for s in range(n)
+            )
+        )
     # track: lanes 2 (top) .. 0 (bottom), one column per row, '|' = betting line, '#' finish
     lines = []
     for lane in (2, 1, 0):
@@ -81,15 +89,16 @@ def render_text(st) -> str:
         owned = [f"{cars[c]}(${st.price[c]})" for c in range(6) if st.owner[c] == s]
         pw = "/".join(D.POWER_NAMES[p] for p in st.held[s]) or "-"
         known = sorted(st.revealed[s])
-        row = (f"{SEAT}{s}: cars {', '.join(owned) or '-'}  power {pw}  hand {len(st.hands[s])}"
-               f"  known #{known}")
+        row = f"{SEAT}{s}: cars {', '.join(owned) or '-'}  power {pw}  hand {len(st.hands[s])}  known #{known}"
         if ended:
             bets = " ".join(f"bet{st.bet_k[r][0] + 1}:{cars[b[s]]}" for r, b in enumerate(st.bets))
             row += f"  bets {bets or '-'}  money ${st.money[s]}M"
         out.append(row)
     if st.bets and not ended:
-        out.append("Bets placed (hidden until the end): " + ", ".join(
-            f"bet{st.bet_k[r][0] + 1}: {sum(1 for x in b if x >= 0)}/{n}" for r, b in enumerate(st.bets)))
+        out.append(
+            "Bets placed (hidden until the end): "
+            + ", ".join(f"bet{st.bet_k[r][0] + 1}: {sum(1 for x in b if x >= 0)}/{n}" for r, b in enumerate(st.bets))
+        )
     if ended:
         w = st.winners()
         out.append(f"Game over. Winner: {', '.join(f'{SEAT}{s}' for s in w)}")
@@ -107,18 +116,18 @@ def _path_point(t: float) -> tuple[float, float, float, float]:
     """Point and outward normal at fraction t of the stadium centreline (clockwise from top-left)."""
     per = 4 * HALF + 2 * math.pi * RAD
     s = (t % 1.0) * per
-    if s < 2 * HALF:                                   # top straight, going right
+    if s < 2 * HALF:  # top straight, going right
         return CX - HALF + s, CY - RAD, 0.0, -1.0
     s -= 2 * HALF
     arc = math.pi * RAD
-    if s < arc:                                        # right turn
+    if s < arc:  # right turn
         a = -math.pi / 2 + s / RAD
         return CX + HALF + RAD * math.cos(a), CY + RAD * math.sin(a), math.cos(a), math.sin(a)
     s -= arc
-    if s < 2 * HALF:                                   # bottom straight, going left
+    if s < 2 * HALF:  # bottom straight, going left
         return CX + HALF - s, CY + RAD, 0.0, 1.0
     s -= 2 * HALF
-    a = math.pi / 2 + s / RAD                          # left turn
+    a = math.pi / 2 + s / RAD  # left turn
     return CX - HALF + RAD * math.cos(a), CY + RAD * math.sin(a), math.cos(a), math.sin(a)
 
 
@@ -163,7 +172,7 @@ def render_rgb(st) -> np.ndarray:
                 fill = (170, 170, 175)
             q = _space_quad(g, r, lane)
             cv.polygon(q, fill=fill, outline=(235, 235, 235))
-            if g.rumble[sid]:                          # red/white kerb on the inner edge
+            if g.rumble[sid]:  # red/white kerb on the inner edge
                 a, b = q[0], q[3]
                 for i in range(4):
                     u0, u1 = i / 4, (i + 1) / 4
@@ -175,7 +184,7 @@ def render_rgb(st) -> np.ndarray:
             q_lo = _space_quad(g, r, lanes[0])
             q_hi = _space_quad(g, r, lanes[-1])
             p0, p1 = q_lo[3], q_hi[2]
-            if r == g.num_rows - 1:                    # chequered finish
+            if r == g.num_rows - 1:  # chequered finish
                 for i in range(6):
                     u0, u1 = i / 6, (i + 1) / 6
                     a = (p0[0] + (p1[0] - p0[0]) * u0, p0[1] + (p1[1] - p0[1]) * u0)
@@ -186,8 +195,13 @@ def render_rgb(st) -> np.ndarray:
                 cv.line([p0, p1], fill=(250, 215, 0), width=5)
                 cx, cy = _space_center(g, r, lanes[-1])
                 x, y, nx, ny = _path_point(0.02 + 0.96 * (r + 1) / g.num_rows)
-                cv.text((x + nx * 2.3 * LANE_W, y + ny * 2.3 * LANE_W), f"bet {k + 1}", size=13,
-                        fill=(250, 230, 60) if not st.triggered[k] else (255, 255, 255), anchor="mm")
+                cv.text(
+                    (x + nx * 2.3 * LANE_W, y + ny * 2.3 * LANE_W),
+                    f"bet {k + 1}",
+                    size=13,
+                    fill=(250, 230, 60) if not st.triggered[k] else (255, 255, 255),
+                    anchor="mm",
+                )
     cv.text((CX, CY - 40), "DOWNFORCE", size=34, fill=(255, 255, 255), anchor="mm")
     sub = {"grid": "setup", "deal": "setup", "order": "setup", "powers": "setup"}.get(st.stage, st.stage)
     info = f"{st.num_players} players - {sub}"
@@ -198,15 +212,26 @@ def render_rgb(st) -> np.ndarray:
         c = st.auction_order[st.auction_idx]
         pw = st.power_of_car[c]
         done = sum(1 for s in range(st.num_players) if st.pending[s] >= 0)
-        cv.text((CX, CY + 28), f"auction {st.auction_idx + 1}/6: {cars[c]}"
-                + (f" with {D.POWER_NAMES[pw]}" if pw >= 0 else "")
-                + f" - bids committed {done}/{sum(st.eligible)}", size=14, fill=(255, 255, 255), anchor="mm")
+        cv.text(
+            (CX, CY + 28),
+            f"auction {st.auction_idx + 1}/6: {cars[c]}"
+            + (f" with {D.POWER_NAMES[pw]}" if pw >= 0 else "")
+            + f" - bids committed {done}/{sum(st.eligible)}",
+            size=14,
+            fill=(255, 255, 255),
+            anchor="mm",
+        )
     if st.cur_card >= 0 and st.stage in ("race", "bet"):
         txt = "  ".join(f"{cars[c] if c >= 0 else 'Wild'} {s}" for c, s in g.deck[st.cur_card])
         cv.text((CX, CY + 28), f"card #{st.cur_card}: {txt}", size=14, fill=(255, 255, 255), anchor="mm")
     if st.finish_order:
-        cv.text((CX, CY + 54), "finished: " + ", ".join(f"{i + 1}.{cars[c]}" for i, c in enumerate(st.finish_order)),
-                size=14, fill=(255, 255, 255), anchor="mm")
+        cv.text(
+            (CX, CY + 54),
+            "finished: " + ", ".join(f"{i + 1}.{cars[c]}" for i, c in enumerate(st.finish_order)),
+            size=14,
+            fill=(255, 255, 255),
+            anchor="mm",
+        )
     # cars
     for c in range(6):
         p = st.pos[c]
@@ -220,8 +245,15 @@ def render_rgb(st) -> np.ndarray:
     # panel
     ended = st.stage == "end"
     y0 = 572
-    for x, label in ((16, "Player"), (90, "cars ($ paid, #place)"), (400, "power"),
-                     (540, "hand"), (590, "paid"), (650, "bets"), (760, "money" if ended else "")):
+    for x, label in (
+        (16, "Player"),
+        (90, "cars ($ paid, #place)"),
+        (400, "power"),
+        (540, "hand"),
+        (590, "paid"),
+        (650, "bets"),
+        (760, "money" if ended else ""),
+    ):
         cv.text((x, y0), label, size=14)
     for s in range(st.num_players):
         y = y0 + 26 + s * 30
@@ -242,7 +274,7 @@ def render_rgb(st) -> np.ndarray:
         paid = sum(st.price[c] for c in range(6) if st.owner[c] == s)
         cv.text((590, y), f"${paid}", size=13)
         bx = 650
-        for r, b in enumerate(st.bets):
+        for b in st.bets:
             if b[s] >= 0:
                 if ended:
                     cv.rect((bx, y, bx + 18, y + 18), fill=colors[b[s]], outline=INK, radius=9)
@@ -252,9 +284,13 @@ def render_rgb(st) -> np.ndarray:
             bx += 24
         if ended:
             cv.text((760, y), f"${st.money[s]}M", size=14)
-    cv.text((16, H - 24), "number on a car = owner;  light grey: straight  mid grey: curve  dark: narrow  "
-            "red/white: rumble  yellow: betting line  chequered: finish;  bets stay hidden until the end",
-            size=12, fill=(90, 90, 90))
+    cv.text(
+        (16, H - 24),
+        "number on a car = owner;  light grey: straight  mid grey: curve  dark: narrow  "
+        "red/white: rumble  yellow: betting line  chequered: finish;  bets stay hidden until the end",
+        size=12,
+        fill=(90, 90, 90),
+    )
     if ended:
         w = st.winners()
         cv.text((W - 20, H - 48), "Winner: " + ", ".join(f"P{s}" for s in w), size=18, anchor="ra")

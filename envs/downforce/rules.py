@@ -19,15 +19,16 @@ powers, the power paired with each auctioned car (drawn from the 6 or 12 power p
 A race card is resolved by a small explicit task stack (``State.tasks``) so that every sub-step
 (wild naming, steering, optional powers) is a normal decision and the state stays JSON-safe.
 """
+
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-from boardzoo.envs.core.game import CHANCE, TERMINAL, ConfigError, Game, Option, State
 from boardzoo.envs.core import schema as S
-from boardzoo.envs.core.game import as_action
+from boardzoo.envs.core.game import CHANCE, TERMINAL, ConfigError, Game, Option, State, as_action
 
 from . import data as D
 from .encoder import action_features, encode
@@ -43,8 +44,20 @@ A_YES = 64
 A_COLOR = 65
 NUM_ACTIONS = 71
 
-(AGGRESSIVE, CUNNING, DETERMINED, STRATEGIC, TRICKY, UNPREDICTABLE,
- AMBITIOUS, EXPERIENCED, TOUGH, BOLD, DEFENSIVE, RECKLESS) = range(12)
+(
+    AGGRESSIVE,
+    CUNNING,
+    DETERMINED,
+    STRATEGIC,
+    TRICKY,
+    UNPREDICTABLE,
+    AMBITIOUS,
+    EXPERIENCED,
+    TOUGH,
+    BOLD,
+    DEFENSIVE,
+    RECKLESS,
+) = range(12)
 NO_POWER = -1
 
 # decision types (the observation encodes them; index = position in DEC_TYPES)
@@ -52,12 +65,12 @@ DEC_TYPES = ("bid", "power", "play", "wild", "steer", "yesno", "color", "bet")
 # yes/no prompt kinds and colour-choice kinds
 YESNO_KINDS = ("tricky", "strategic", "aggressive", "ambitious", "tough", "reckless", "experienced", "determined")
 COLOR_KINDS = ("strategic", "defensive")
-EXTRA_MOVE = 2       # DF-V1.3, DF-V2.1, DF-V2.3, DF-V2.6
-DEFENSIVE_MOVE = 3   # DF-V2.5
-BOLD_SPEED = 3       # DF-V2.4
+EXTRA_MOVE = 2  # DF-V1.3, DF-V2.1, DF-V2.3, DF-V2.6
+DEFENSIVE_MOVE = 3  # DF-V2.5
+BOLD_SPEED = 3  # DF-V2.4
 NO_CAR = -1
 _MASK_TAIL = bytes(NUM_ACTIONS - NUM_CARDS)
-_STEER_MASKS: dict[tuple, np.ndarray] = {}   # STEER masks by legal lane choices (read-only arrays)
+_STEER_MASKS: dict[tuple, np.ndarray] = {}  # STEER masks by legal lane choices (read-only arrays)
 
 
 class DownforceGame(Game):
@@ -76,12 +89,18 @@ class DownforceGame(Game):
         "extra_powers": Option(False, "DF-V2: add the six Danger Circuit powers to the pool (needs powers)"),
         "odds_betting": Option(False, "DF-V3: bets pay recorded position x odds multiplier"),
         "odds_winner_only": Option(False, "DF-V4: odds betting where only the winning car pays"),
-        "steering": Option("manual", "DF-V5: who steers when several steps are legal: the current player "
-                           "(manual, the printed rule) or a fixed rule (auto, a simplification)",
-                           choices=("manual", "auto")),
+        "steering": Option(
+            "manual",
+            "DF-V5: who steers when several steps are legal: the current player "
+            "(manual, the printed rule) or a fixed rule (auto, a simplification)",
+            choices=("manual", "auto"),
+        ),
         "track": Option("default", "DF-V6: id of a track data file in envs/downforce/tracks/", type=str),
-        "action_features": Option(False, "observation ends with one feature per action (1-ply lookahead "
-                                  "of each race card, bid speeds, car positions for bets); slower"),
+        "action_features": Option(
+            False,
+            "observation ends with one feature per action (1-ply lookahead "
+            "of each race card, bid speeds, car positions for bets); slower",
+        ),
     }
     # both steering modes, each with and without powers (the fast resolution and the task machine),
     # Cunning in both modes, both odds payouts, the sprint track and the action features
@@ -98,22 +117,25 @@ class DownforceGame(Game):
         if o["extra_powers"] and not o["powers"]:
             raise ConfigError("option extra_powers=True needs powers=True (DF-V2 extends DF-V1)")
         if o["odds_betting"] and o["odds_winner_only"]:
-            raise ConfigError("options odds_betting and odds_winner_only are alternative payout modes; "
-                              "set at most one of them (DF-V3, DF-V4)")
+            raise ConfigError(
+                "options odds_betting and odds_winner_only are alternative payout modes; "
+                "set at most one of them (DF-V3, DF-V4)"
+            )
         self.track = D.load_track(o["track"])
         self.deck = D.load_deck()
         self.comp = D.load_components()
         self._build_geometry()
         self.powers_on = bool(o["powers"])
-        self.fast_resolve = not self.powers_on       # _play_fast: no powers, either steering mode
+        self.fast_resolve = not self.powers_on  # _play_fast: no powers, either steering mode
         self.power_pool = list(range(12 if o["extra_powers"] else 6)) if self.powers_on else []
         self.manual = o["steering"] == "manual"
         self.payout = "odds_winner" if o["odds_winner_only"] else "odds" if o["odds_betting"] else "standard"
         from .encoder import Layout
+
         self.layout = Layout(self)
         self.observation_size = self.layout.size
         self.action_feature_offset = None
-        if o["action_features"]:                    # encoder.action_features, after the base encoding
+        if o["action_features"]:  # encoder.action_features, after the base encoding
             self.action_feature_offset = self.layout.size
             self.observation_size = self.layout.size + NUM_ACTIONS
 
@@ -149,7 +171,7 @@ class DownforceGame(Game):
                     if 0 <= nl < 3 and self.exists[(r + 1) * 3 + nl]:
                         out.append((k, (r + 1) * 3 + nl))
                 self.steps[i] = out
-        self.bet_after = [-1] * nr          # bet_after[r] = k if betting line k lies after row r
+        self.bet_after = [-1] * nr  # bet_after[r] = k if betting line k lies after row r
         for k, r in enumerate(self.track["betting_lines"]):
             self.bet_after[r] = k
         self.grid = [r * 3 + lane for r, lane in self.track["grid"]]
@@ -169,11 +191,11 @@ class DownforceGame(Game):
     def hand_size(self, n: int) -> int:
         return self.comp["hand_sizes"][str(n)]
 
-    def new_initial_state(self, num_players: int) -> "DownforceState":
+    def new_initial_state(self, num_players: int) -> DownforceState:
         self.check_players(num_players)
         return DownforceState(self, int(num_players))
 
-    def _state_from_dict(self, data: dict) -> "DownforceState":
+    def _state_from_dict(self, data: dict) -> DownforceState:
         """Build the state from a dict the core has checked against ``state_schema``; the
         consistency between fields is ``DownforceState.check_invariants`` (run by the core next)."""
         st = DownforceState(self, data["num_players"])
@@ -187,13 +209,13 @@ class DownforceGame(Game):
         n = num_players
         ns = self.num_spaces
         hs = self.hand_size(n)
-        aside = NUM_REGULAR - n * hs                                   # set-aside cards (DF 3.2)
-        most_cars = NUM_CARS - (n - 1)                                 # DF-R10: everyone owns a car
-        top_bid = max(max(v) for v in self.bid_value[:NUM_REGULAR])   # DF-R5 (speed-8 cards bid 0)
+        aside = NUM_REGULAR - n * hs  # set-aside cards (DF 3.2)
+        most_cars = NUM_CARS - (n - 1)  # DF-R10: everyone owns a car
+        top_bid = max(max(v) for v in self.bid_value[:NUM_REGULAR])  # DF-R5 (speed-8 cards bid 0)
         start_rows = [sid // 3 for sid in self.grid]
-        advance = sum(self.last_row - r for r in start_rows)           # rows all cars can still gain
+        advance = sum(self.last_row - r for r in start_rows)  # rows all cars can still gain
         max_line = max(len(lines) for lines in self.deck)
-        line_speed = max(max(s for _, s in lines) for lines in self.deck) + 1   # + Aggressive
+        line_speed = max(max(s for _, s in lines) for lines in self.deck) + 1  # + Aggressive
         npow = len(self.power_pool)
         comp = self.comp
         prizes = sum(sorted(comp["prizes"], reverse=True)[:most_cars])
@@ -213,12 +235,14 @@ class DownforceGame(Game):
         space = S.Int(0, ns - 1)
         card = S.Int(0, NUM_CARDS - 1)
         # the task stack at a decision (see _run): only these task kinds can be waiting there
-        task = S.OneOf(S.Tuple(S.Const("end_turn")),
-                       S.Tuple(S.Const("turn_end"), S.Int(0, n)),
-                       S.Tuple(S.Const("line"), S.Int(0, max_line)),
-                       S.Tuple(S.Const("after_line"), car, space),
-                       S.Tuple(S.Const("experienced"), car, space, S.Int(0, line_speed)),
-                       S.Tuple(S.Const("determined"), seat, S.Int(1, NUM_CARS)))
+        task = S.OneOf(
+            S.Tuple(S.Const("end_turn")),
+            S.Tuple(S.Const("turn_end"), S.Int(0, n)),
+            S.Tuple(S.Const("line"), S.Int(0, max_line)),
+            S.Tuple(S.Const("after_line"), car, space),
+            S.Tuple(S.Const("experienced"), car, space, S.Int(0, line_speed)),
+            S.Tuple(S.Const("determined"), seat, S.Int(1, NUM_CARS)),
+        )
         hand = S.List(card, max_len=hs + most_cars, unique=True, sorted_=True)
         fields = {
             # ---- scalars
@@ -257,10 +281,13 @@ class DownforceGame(Game):
             "money": S.List(S.Int(-most_cars * top_bid, prizes + betmax), length=n),
             # car, start space, moved, betting lines crossed, narrow entered: per line in the task
             # machine; the fast resolution only counts (finishes, steered steps, crossings)
-            "line_track": (S.Tuple(S.Const(NO_CAR), S.Const(-1), S.Int(0, NUM_CARS + advance),
-                                   S.Int(0, 3 * NUM_CARS), S.Int(0, 1)) if self.fast_resolve else
-                           S.Tuple(S.Int(NO_CAR, NUM_CARS - 1), S.Int(-1, ns - 1), S.Int(0, line_speed),
-                                   S.Int(0, 3), S.Int(0, 1))),
+            "line_track": (
+                S.Tuple(S.Const(NO_CAR), S.Const(-1), S.Int(0, NUM_CARS + advance), S.Int(0, 3 * NUM_CARS), S.Int(0, 1))
+                if self.fast_resolve
+                else S.Tuple(
+                    S.Int(NO_CAR, NUM_CARS - 1), S.Int(-1, ns - 1), S.Int(0, line_speed), S.Int(0, 3), S.Int(0, 1)
+                )
+            ),
             # ---- nested lists
             "bid_history": S.List(S.List(S.Int(-1, NUM_CARDS - 1), length=n), max_len=NUM_CARS),
             "held": S.List(S.List(S.Int(0, npow - 1), max_len=2 if npow else 0), length=n),
@@ -277,11 +304,42 @@ class DownforceGame(Game):
 
     # the blocks of encoder.Layout, in the order it lays them out (the Layout attribute of each
     # holds its offset; a block ends where the next one starts)
-    OBS_BLOCKS = ("nplayers", "car_static", "auction_idx", "auction_order", "bid_hist", "held", "paid",
-                  "triggered", "round_held", "round_pos", "round_open", "bets", "bet_committed", "bet_current",
-                  "stage", "dec", "yesno", "color", "decider", "me_deciding", "turn", "cars", "eligible",
-                  "committed", "my_bid", "hand", "played", "revealed", "hand_size", "cur_card", "reversed",
-                  "ignored", "money", "final_place")
+    OBS_BLOCKS = (
+        "nplayers",
+        "car_static",
+        "auction_idx",
+        "auction_order",
+        "bid_hist",
+        "held",
+        "paid",
+        "triggered",
+        "round_held",
+        "round_pos",
+        "round_open",
+        "bets",
+        "bet_committed",
+        "bet_current",
+        "stage",
+        "dec",
+        "yesno",
+        "color",
+        "decider",
+        "me_deciding",
+        "turn",
+        "cars",
+        "eligible",
+        "committed",
+        "my_bid",
+        "hand",
+        "played",
+        "revealed",
+        "hand_size",
+        "cur_card",
+        "reversed",
+        "ignored",
+        "money",
+        "final_place",
+    )
 
     def observation_layout(self) -> list[tuple[str, int, int]]:
         """Named blocks of the observation, with the offsets of the encoder's ``Layout``; with
@@ -293,8 +351,9 @@ class DownforceGame(Game):
             out.append(("action_features", self.action_feature_offset, NUM_ACTIONS))
         return out
 
-    def renderer(self) -> Callable[["State"], np.ndarray]:
+    def renderer(self) -> Callable[[State], np.ndarray]:
         from .render import render_rgb
+
         return render_rgb
 
     def heuristic_bot(self, seat: int, seed: int | None = None, **style: Any):
@@ -307,6 +366,7 @@ class DownforceGame(Game):
         from boardzoo.envs.core.bots import HeuristicBot
 
         from .bot import policy
+
         unknown = sorted(set(style) - {"bet_own", "keep_speed8", "steer"})
         if unknown:
             raise ConfigError(f"downforce heuristic: unknown style {unknown}; use bet_own, keep_speed8, steer")
@@ -314,18 +374,56 @@ class DownforceGame(Game):
             raise ConfigError(f"downforce heuristic: style steer={style['steer']!r}; use 'player' or 'auto'")
         if not style:
             return HeuristicBot(policy, seed, name="downforce-heuristic")
-        return HeuristicBot(partial(policy, bet_own=bool(style.get("bet_own", False)),
-                                    keep_speed8=float(style.get("keep_speed8", 0.8)),
-                                    steer=str(style.get("steer", "player"))),
-                            seed, name="downforce-heuristic-variant")
+        return HeuristicBot(
+            partial(
+                policy,
+                bet_own=bool(style.get("bet_own", False)),
+                keep_speed8=float(style.get("keep_speed8", 0.8)),
+                steer=str(style.get("steer", "player")),
+            ),
+            seed,
+            name="downforce-heuristic-variant",
+        )
 
 
 # JSON field lists (clone/to_dict): plain ints/strs, flat int lists, lists of lists, sets
-_SCALARS = ("stage", "chance_k", "auction_idx", "turn_player", "stamp_counter", "cur_card", "ignored",
-            "dec_type", "dec_seat", "bet_round")
-_LISTS = ("grid_cars", "deal_pool", "setaside", "played", "auction_order", "power_of_car", "owner", "price",
-          "pos", "place", "stamp", "occ", "finish_order", "pending", "eligible", "triggered", "line_order",
-          "turn_moved", "turn_nonrect", "bet_queue", "dec_args", "money", "line_track")
+_SCALARS = (
+    "stage",
+    "chance_k",
+    "auction_idx",
+    "turn_player",
+    "stamp_counter",
+    "cur_card",
+    "ignored",
+    "dec_type",
+    "dec_seat",
+    "bet_round",
+)
+_LISTS = (
+    "grid_cars",
+    "deal_pool",
+    "setaside",
+    "played",
+    "auction_order",
+    "power_of_car",
+    "owner",
+    "price",
+    "pos",
+    "place",
+    "stamp",
+    "occ",
+    "finish_order",
+    "pending",
+    "eligible",
+    "triggered",
+    "line_order",
+    "turn_moved",
+    "turn_nonrect",
+    "bet_queue",
+    "dec_args",
+    "money",
+    "line_track",
+)
 _NESTED = ("bid_history", "held", "tasks", "bet_rounds_pos", "bet_rounds_open", "bets", "bet_k")
 _SETS = ("hands", "revealed")
 
@@ -337,12 +435,12 @@ class DownforceState(State):
         self.game = game
         self.num_players = n = num_players
         self._mask = None
-        self.stage = "grid"                 # grid, deal, order, powers, auction, power, race, bet, end
+        self.stage = "grid"  # grid, deal, order, powers, auction, power, race, bet, end
         self.chance_k = 0
-        self.grid_cars = [NO_CAR] * NUM_CARS    # car on grid position k (P1 = 0)
+        self.grid_cars = [NO_CAR] * NUM_CARS  # car on grid position k (P1 = 0)
         self.deal_pool = list(range(NUM_REGULAR))
         self.hands: list[set[int]] = [set() for _ in range(n)]
-        self.revealed: list[set[int]] = [set() for _ in range(n)]   # publicly known cards in hand
+        self.revealed: list[set[int]] = [set() for _ in range(n)]  # publicly known cards in hand
         self.setaside: list[int] = []
         self.played: list[int] = []
         self.auction_order: list[int] = []
@@ -351,11 +449,11 @@ class DownforceState(State):
         self.price = [0] * NUM_CARS
         self.held: list[list[int]] = [[] for _ in range(n)]
         self.auction_idx = 0
-        self.pending = [-1] * n             # secret bids of the current auction
+        self.pending = [-1] * n  # secret bids of the current auction
         self.eligible = [0] * n
         self.bid_history: list[list[int]] = []
-        self.pos = [-1] * NUM_CARS          # space id, -1 = not on the track
-        self.place = [0] * NUM_CARS         # finishing place 1..6, 0 = not finished
+        self.pos = [-1] * NUM_CARS  # space id, -1 = not on the track
+        self.place = [0] * NUM_CARS  # finishing place 1..6, 0 = not finished
         self.finish_order: list[int] = []
         self.stamp = [0] * NUM_CARS
         self.stamp_counter = NUM_CARS + 1
@@ -366,22 +464,22 @@ class DownforceState(State):
         self.ignored = NO_CAR
         self.turn_moved = [0] * NUM_CARS
         self.turn_nonrect = [0] * NUM_CARS
-        self.line_track = [NO_CAR, -1, 0, 0, 0]   # car, start space, moved, betting lines crossed, narrow entered
+        self.line_track = [NO_CAR, -1, 0, 0, 0]  # car, start space, moved, betting lines crossed, narrow entered
         self.tasks: list[list] = []
         self.triggered = [0, 0, 0]
         self.bet_queue: list[int] = []
         self.bet_round = -1
-        self.bet_k: list[list[int]] = []            # per held round: [k]
-        self.bet_rounds_pos: list[list[int]] = []   # per held round: position 1..6 of each car (DF-R27)
+        self.bet_k: list[list[int]] = []  # per held round: [k]
+        self.bet_rounds_pos: list[list[int]] = []  # per held round: position 1..6 of each car (DF-R27)
         self.bet_rounds_open: list[list[int]] = []  # per held round: 1 if the car could be bet on
-        self.bets: list[list[int]] = []             # per held round: car per seat (-1 not yet)
+        self.bets: list[list[int]] = []  # per held round: car per seat (-1 not yet)
         self.dec_type = ""
         self.dec_seat = CHANCE
         self.dec_args: list[int] = []
         self.money = [0] * n
-        self._ocache: dict = {}             # encoder cache (static observation region per seat)
-        self._hb = [bytearray(NUM_CARDS) for _ in range(n)]   # hands as bytes (mirrors self.hands)
-        self._rb = [bytearray(NUM_CARDS) for _ in range(n)]   # publicly known cards (mirrors revealed)
+        self._ocache: dict = {}  # encoder cache (static observation region per seat)
+        self._hb = [bytearray(NUM_CARDS) for _ in range(n)]  # hands as bytes (mirrors self.hands)
+        self._rb = [bytearray(NUM_CARDS) for _ in range(n)]  # publicly known cards (mirrors revealed)
         self._pbits = bytearray(NUM_CARDS)  # played cards as bits (incremental, for the encoder)
         self._plen = 0
 
@@ -404,7 +502,7 @@ class DownforceState(State):
                 self._pbits = bytearray(NUM_CARDS)
                 self._plen = 0
             bits = self._pbits
-            for c in p[self._plen:]:
+            for c in p[self._plen :]:
                 bits[c] = 1
             self._plen = len(p)
         return self._pbits
@@ -469,16 +567,16 @@ class DownforceState(State):
         g = self.game
         st = self.stage
         k = self.chance_k
-        if st == "grid":                        # setup 1: grid permutation
+        if st == "grid":  # setup 1: grid permutation
             self.grid_cars[k] = o
             sid = g.grid[k]
             self.pos[o] = sid
             self.occ[sid] = o
-            self.stamp[o] = k + 1               # DF-R27: grid stamps 1..6, P1 = 1
+            self.stamp[o] = k + 1  # DF-R27: grid stamps 1..6, P1 = 1
             k += 1
             if k == NUM_CARS:
                 self.stage, k = "deal", 0
-        elif st == "deal":                      # setup 2: deal slot k
+        elif st == "deal":  # setup 2: deal slot k
             self.deal_pool.remove(o)
             n = self.num_players
             if k < n * g.hand_size(n):
@@ -489,7 +587,7 @@ class DownforceState(State):
             k += 1
             if k == NUM_REGULAR:
                 self.stage, k = "order", 0
-        elif st == "order":                     # setup 3: auction order
+        elif st == "order":  # setup 3: auction order
             self.auction_order.append(o)
             k += 1
             if k == NUM_CARS:
@@ -498,7 +596,7 @@ class DownforceState(State):
                     self.stage = "powers"
                 else:
                     self._start_auction()
-        elif st == "powers":                    # setup 3: power paired with the k-th auctioned car
+        elif st == "powers":  # setup 3: power paired with the k-th auctioned car
             self.power_of_car[self.auction_order[k]] = o
             k += 1
             if k == NUM_CARS:
@@ -512,7 +610,7 @@ class DownforceState(State):
         self.stage = "auction"
         remaining = NUM_CARS - self.auction_idx
         carless = [s for s in range(n) if s not in self.owner]
-        if remaining == len(carless):           # DF-R6
+        if remaining == len(carless):  # DF-R6
             self.eligible = [1 if s in carless else 0 for s in range(n)]
         else:
             self.eligible = [1] * n
@@ -533,7 +631,7 @@ class DownforceState(State):
         best = None
         winner = -1
         value = 0
-        for s in range(self.num_players):       # DF-R5, DF-R7
+        for s in range(self.num_players):  # DF-R5, DF-R7
             if not self.eligible[s]:
                 continue
             c = self.pending[s]
@@ -546,12 +644,12 @@ class DownforceState(State):
             if best is None or key > best:
                 best, winner, value = key, s, v
         self.bid_history.append(list(self.pending))
-        for s in range(self.num_players):       # DF-R9: bids return to hand, now publicly known
+        for s in range(self.num_players):  # DF-R9: bids return to hand, now publicly known
             if self.eligible[s]:
                 self.revealed[s].add(self.pending[s])
                 self._rb[s][self.pending[s]] = 1
         self.pending = [-1] * self.num_players
-        self.owner[car] = winner                # DF-R8
+        self.owner[car] = winner  # DF-R8
         self.price[car] = value
         speed8 = NUM_REGULAR + car
         self.hands[winner].add(speed8)
@@ -559,7 +657,7 @@ class DownforceState(State):
         self._hb[winner][speed8] = 1
         self._rb[winner][speed8] = 1
         self.auction_idx += 1
-        if g.powers_on:                         # DF-V1
+        if g.powers_on:  # DF-V1
             self.held[winner].append(self.power_of_car[car])
             if len(self.held[winner]) == 2:
                 self.stage = "power"
@@ -571,7 +669,7 @@ class DownforceState(State):
         if self.auction_idx < NUM_CARS:
             self._start_auction()
         else:
-            self.stage = "race"                 # DF-R11: owner of P1 starts
+            self.stage = "race"  # DF-R11: owner of P1 starts
             self._start_turn(self.owner[self.grid_cars[0]])
 
     def _choose_power(self, seat: int, car: int) -> None:
@@ -593,13 +691,13 @@ class DownforceState(State):
 
     def _play(self, card: int) -> None:
         s = self.turn_player
-        self.hands[s].discard(card)             # DF-R12
+        self.hands[s].discard(card)  # DF-R12
         self.revealed[s].discard(card)
         self._hb[s][card] = 0
         self._rb[s][card] = 0
         self.played.append(card)
         self.cur_card = card
-        self.line_order = list(range(len(self.game.deck[card])))   # DF-R13: top to bottom
+        self.line_order = list(range(len(self.game.deck[card])))  # DF-R13: top to bottom
         self.ignored = NO_CAR
         self.turn_moved = [0] * NUM_CARS
         self.turn_nonrect = [0] * NUM_CARS
@@ -629,9 +727,9 @@ class DownforceState(State):
         lines = g.deck[card]
         for i in range(start, len(lines)):
             car, speed = lines[i]
-            if car < 0:                                               # DF-R15
+            if car < 0:  # DF-R15
                 if named >= 0 and i == start:
-                    car = named                                       # named by the WILD decision
+                    car = named  # named by the WILD decision
                 else:
                     cands = self._wild_candidates()
                     if not cands:
@@ -641,25 +739,25 @@ class DownforceState(State):
                         self._set_dec("wild", self.turn_player, [i] + cands)
                         return
                     car = cands[0]
-            if place[car]:                                            # DF-R14
+            if place[car]:  # DF-R14
                 continue
             line_start = pos[car]
-            while speed > 0:                                          # DF-R16 .. DF-R21
+            while speed > 0:  # DF-R16 .. DF-R21
                 sid = pos[car]
                 if sid // 3 == last:
                     self._finish(car, 1)
                     break
                 nsid = -1
-                for _, s2 in steps[sid]:                              # DF-R20 preference order
+                for _, s2 in steps[sid]:  # DF-R20 preference order
                     if occ[s2] < 0:
-                        if nsid >= 0:                                 # manual: a second legal step
+                        if nsid >= 0:  # manual: a second legal step
                             self._fast_steer(car, speed, i, line_start)
                             return
                         nsid = s2
                         if not manual:
                             break
                 if nsid < 0:
-                    break                                             # DF-R18: blocked
+                    break  # DF-R18: blocked
                 occ[sid] = NO_CAR
                 occ[nsid] = car
                 pos[car] = nsid
@@ -713,10 +811,10 @@ class DownforceState(State):
                         args.append(k)
             if args is not None:
                 self.dec_type = "steer"
-                self.dec_seat = self.turn_player                      # no powers here: no Cunning
+                self.dec_seat = self.turn_player  # no powers here: no Cunning
                 self.dec_args = args
                 return True
-            if nsid < 0:                                              # DF-R18: blocked
+            if nsid < 0:  # DF-R18: blocked
                 return False
 
     def _fast_steer(self, car: int, left: int, i: int, line_start: int) -> None:
@@ -729,7 +827,7 @@ class DownforceState(State):
             if occ[s2] < 0:
                 args.append(k)
         self.dec_type = "steer"
-        self.dec_seat = self.turn_player                 # no powers here, so no Cunning (DF-R20)
+        self.dec_seat = self.turn_player  # no powers here, so no Cunning (DF-R20)
         self.dec_args = args
 
     def _run(self) -> None:
@@ -744,9 +842,9 @@ class DownforceState(State):
         g = self.game
         p = self.power(self.turn_player)
         lines = g.deck[self.cur_card]
-        if p == TRICKY and len(lines) >= 2:                         # DF-V1.5
+        if p == TRICKY and len(lines) >= 2:  # DF-V1.5
             self._set_dec("yesno", self.turn_player, [YESNO_KINDS.index("tricky")])
-        elif p == STRATEGIC and len(g.card_cars[self.cur_card]) == NUM_CARS:   # DF-V1.4
+        elif p == STRATEGIC and len(g.card_cars[self.cur_card]) == NUM_CARS:  # DF-V1.4
             self._set_dec("yesno", self.turn_player, [YESNO_KINDS.index("strategic")])
 
     def _t_line(self, i: int) -> None:
@@ -756,7 +854,7 @@ class DownforceState(State):
         self.tasks.append(["line", i + 1])
         li = self.line_order[i]
         car, _ = g.deck[self.cur_card][li]
-        if car < 0:                                                  # DF-R15 wild line
+        if car < 0:  # DF-R15 wild line
             cands = self._wild_candidates()
             if not cands:
                 return
@@ -772,10 +870,10 @@ class DownforceState(State):
         return [c for c in range(NUM_CARS) if not self.place[c] and c not in printed]
 
     def _line_move(self, li: int, car: int) -> None:
-        if self.place[car] or car == self.ignored:                   # DF-R14, DF-V1.4
+        if self.place[car] or car == self.ignored:  # DF-R14, DF-V1.4
             return
         cur = self.turn_player
-        if li == 0 and self.owner[car] == cur and self.power(cur) == AGGRESSIVE:   # DF-V1.1
+        if li == 0 and self.owner[car] == cur and self.power(cur) == AGGRESSIVE:  # DF-V1.1
             self._set_dec("yesno", cur, [YESNO_KINDS.index("aggressive"), li, car])
             return
         self._line_go(li, car, 0)
@@ -783,7 +881,7 @@ class DownforceState(State):
     def _line_go(self, li: int, car: int, bonus: int) -> None:
         cur = self.turn_player
         speed = self.game.deck[self.cur_card][li][1] + bonus
-        if self.owner[car] == cur and self.power(cur) == BOLD and speed in (1, 2):   # DF-V2.4
+        if self.owner[car] == cur and self.power(cur) == BOLD and speed in (1, 2):  # DF-V2.4
             speed = BOLD_SPEED
         start = self.pos[car]
         self.line_track = [car, start, 0, 0, 0]
@@ -804,11 +902,11 @@ class DownforceState(State):
             sid = self.pos[car]
             if sid < 0:
                 return
-            if sid // 3 == g.last_row:                                # DF-R21
+            if sid // 3 == g.last_row:  # DF-R21
                 self._finish(car, is_line)
                 return
-            opts = [st for st in g.steps[sid] if occ[st[1]] < 0]     # DF-R16, DF-R17
-            if not opts:                                              # DF-R18
+            opts = [st for st in g.steps[sid] if occ[st[1]] < 0]  # DF-R16, DF-R17
+            if not opts:  # DF-R18
                 return
             if len(opts) > 1:
                 who = self._steerer(car)
@@ -824,7 +922,7 @@ class DownforceState(State):
         self.occ[old] = NO_CAR
         self.occ[nsid] = car
         self.pos[car] = nsid
-        self.stamp[car] = self.stamp_counter                           # DF-R27
+        self.stamp[car] = self.stamp_counter  # DF-R27
         self.stamp_counter += 1
         self.turn_moved[car] += 1
         if not g.rect[nsid]:
@@ -838,7 +936,7 @@ class DownforceState(State):
 
     def _cross(self, row: int, is_line: int) -> None:
         k = self.game.bet_after[row]
-        if k >= 0:                                                    # DF-R23
+        if k >= 0:  # DF-R23
             if is_line:
                 self.line_track[3] += 1
             if not self.triggered[k]:
@@ -849,7 +947,7 @@ class DownforceState(State):
         old = self.pos[car]
         self.occ[old] = NO_CAR
         self.pos[car] = -1
-        self.finish_order.append(car)                                 # DF-R21, DF-R22
+        self.finish_order.append(car)  # DF-R21, DF-R22
         self.place[car] = len(self.finish_order)
         self.turn_moved[car] += 1
         if is_line:
@@ -865,11 +963,11 @@ class DownforceState(State):
             return
         p = self.power(o)
         lt = self.line_track
-        if p == AMBITIOUS and lt[3] > 0:                               # DF-V2.1
+        if p == AMBITIOUS and lt[3] > 0:  # DF-V2.1
             self._set_dec("yesno", o, [YESNO_KINDS.index("ambitious"), car])
-        elif p == TOUGH and moved > 0 and self.game.rumble[self.pos[car]]:   # DF-V2.3
+        elif p == TOUGH and moved > 0 and self.game.rumble[self.pos[car]]:  # DF-V2.3
             self._set_dec("yesno", o, [YESNO_KINDS.index("tough"), car])
-        elif p == RECKLESS and o == self.turn_player and lt[4]:         # DF-V2.6
+        elif p == RECKLESS and o == self.turn_player and lt[4]:  # DF-V2.6
             self._set_dec("yesno", o, [YESNO_KINDS.index("reckless"), car])
 
     def _t_experienced(self, car: int, start: int, moved: int) -> None:
@@ -897,7 +995,7 @@ class DownforceState(State):
         p = self.power(s)
         if p == DETERMINED:
             self.tasks.append(["determined", s, 0])
-        elif p == DEFENSIVE and j == 0:                                # DF-V2.5
+        elif p == DEFENSIVE and j == 0:  # DF-V2.5
             mine = [c for c in range(NUM_CARS) if self.owner[c] == s]
             if any(self.turn_moved[c] for c in mine):
                 return
@@ -910,8 +1008,7 @@ class DownforceState(State):
     def _t_determined(self, s: int, c0: int) -> None:
         """DF-V1.3: each eligible car of the holder, in car index order."""
         for c in range(c0, NUM_CARS):
-            if (self.owner[c] == s and not self.place[c] and self.turn_moved[c] > 0
-                    and not self.turn_nonrect[c]):
+            if self.owner[c] == s and not self.place[c] and self.turn_moved[c] > 0 and not self.turn_nonrect[c]:
                 self.tasks.append(["determined", s, c + 1])
                 self._set_dec("yesno", s, [YESNO_KINDS.index("determined"), c])
                 return
@@ -935,7 +1032,7 @@ class DownforceState(State):
         while self.bet_queue:
             k = self.bet_queue.pop(0)
             open_ = [0 if self.place[c] else 1 for c in range(NUM_CARS)]
-            if not any(open_):                                        # DF-R25: skipped
+            if not any(open_):  # DF-R25: skipped
                 continue
             order = self.race_order()
             pos = [0] * NUM_CARS
@@ -963,18 +1060,18 @@ class DownforceState(State):
     # ================================================================== end
     def _end_check(self) -> None:
         n = self.num_players
-        if len(self.finish_order) == NUM_CARS or not any(self.hands):   # DF-R28
+        if len(self.finish_order) == NUM_CARS or not any(self.hands):  # DF-R28
             self._score()
             return
         s = self.turn_player
-        for j in range(1, n + 1):                                      # DF-R12: skip empty hands
+        for j in range(1, n + 1):  # DF-R12: skip empty hands
             t = (s + j) % n
             if self.hands[t]:
                 self._start_turn(t)
                 return
 
     def final_places(self) -> list[int]:
-        order = self.race_order()                                      # DF-R29
+        order = self.race_order()  # DF-R29
         place = [0] * NUM_CARS
         for i, c in enumerate(order):
             place[c] = i + 1
@@ -987,11 +1084,11 @@ class DownforceState(State):
         if pl > 3:
             return 0
         mode = self.game.payout
-        if mode == "standard":                                         # DF-R31
+        if mode == "standard":  # DF-R31
             return comp["bets"][k][pl - 1]
-        if mode == "odds":                                             # DF-V3
+        if mode == "odds":  # DF-V3
             return self.bet_rounds_pos[r][car] * comp["odds"][k][pl - 1]
-        return self.bet_rounds_pos[r][car] * comp["odds"][k][0] if pl == 1 else 0   # DF-V4
+        return self.bet_rounds_pos[r][car] * comp["odds"][k][0] if pl == 1 else 0  # DF-V4
 
     def money_parts(self) -> tuple[list[int], list[int], list[int]]:
         """(race prizes, bet payouts, auction prices) per seat, with the final places."""
@@ -1003,7 +1100,7 @@ class DownforceState(State):
         for c in range(NUM_CARS):
             o = self.owner[c]
             if o >= 0:
-                prizes[o] += self.game.comp["prizes"][place[c] - 1]    # DF-R30
+                prizes[o] += self.game.comp["prizes"][place[c] - 1]  # DF-R30
                 paid[o] += self.price[c]
         for r, b in enumerate(self.bets):
             for s in range(n):
@@ -1013,7 +1110,7 @@ class DownforceState(State):
 
     def _score(self) -> None:
         prizes, betpay, paid = self.money_parts()
-        self.money = [prizes[s] + betpay[s] - paid[s] for s in range(self.num_players)]   # DF-R32
+        self.money = [prizes[s] + betpay[s] - paid[s] for s in range(self.num_players)]  # DF-R32
         self.stage = "end"
         self._set_dec("", TERMINAL, [])
 
@@ -1029,13 +1126,13 @@ class DownforceState(State):
         tied = [i for i, v in enumerate(s) if v == best]
         if len(tied) == 1:
             return tied
-        place = self.final_places()                                    # DF-R33
+        place = self.final_places()  # DF-R33
         return [min(tied, key=lambda t: min(place[c] for c in range(NUM_CARS) if self.owner[c] == t))]
 
     # ================================================================== actions
     def _legal_mask(self) -> np.ndarray:
         t = self.dec_type
-        if t == "steer":                            # few distinct masks: shared read-only arrays
+        if t == "steer":  # few distinct masks: shared read-only arrays
             key = tuple(self.dec_args[3:])
             m = _STEER_MASKS.get(key)
             if m is None:
@@ -1045,7 +1142,7 @@ class DownforceState(State):
                 m = _STEER_MASKS[key] = np.frombuffer(bytes(b), dtype=np.int8)
             return m
         s = self.dec_seat
-        if t == "bid" or t == "play":               # the hand's byte mirror is the mask
+        if t == "bid" or t == "play":  # the hand's byte mirror is the mask
             m = bytearray(self._hb[s])
             m += _MASK_TAIL
             return np.frombuffer(m, dtype=np.int8)
@@ -1102,16 +1199,21 @@ class DownforceState(State):
         t = self.dec_type
         s = self.dec_seat
         self.dec_type = ""
-        if t == "steer":                                              # the most frequent decision
+        if t == "steer":  # the most frequent decision
             car, left, is_line = self.dec_args[:3]
-            nsid = self.pos[car] + 2 + a - A_STEER                   # row + 1, lane + (a - A_STEER) - 1
+            nsid = self.pos[car] + 2 + a - A_STEER  # row + 1, lane + (a - A_STEER) - 1
             tk = self.tasks
             # without powers the stack at a STEER is [end_turn, turn_end 0, line i+1, after_line car start]
-            if (self.game.fast_resolve and len(tk) == 4 and tk[3][0] == "after_line" and tk[3][1] == car
-                    and tk[2][0] == "line"):
+            if (
+                self.game.fast_resolve
+                and len(tk) == 4
+                and tk[3][0] == "after_line"
+                and tk[3][1] == car
+                and tk[2][0] == "line"
+            ):
                 if self._fast_steer_step(car, left, nsid):
-                    return                                            # the next STEER of the same line
-                self.tasks = []                                       # resume _play_fast
+                    return  # the next STEER of the same line
+                self.tasks = []  # resume _play_fast
                 self._play_fast(self.cur_card, tk[2][1])
                 return
             self._step(car, nsid, is_line)
@@ -1194,7 +1296,7 @@ class DownforceState(State):
         return np.concatenate([encode(self, seat), action_features(self, seat)])
 
     # ================================================================== hidden info
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> "DownforceState":
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> DownforceState:
         """Re-deal every card ``seat`` cannot see (the unknown part of the other hands, the set-aside
         cards, undealt cards) and re-draw the other seats' secret bids and bets."""
         st = self.clone()
@@ -1213,10 +1315,10 @@ class DownforceState(State):
         pool = [pool[i] for i in perm]
         i = 0
         for o, k in zip(others, need):
-            st.hands[o] = set(st.revealed[o]) | set(pool[i:i + k])
+            st.hands[o] = set(st.revealed[o]) | set(pool[i : i + k])
             i += k
         ns = len(st.setaside)
-        st.setaside = pool[i:i + ns]
+        st.setaside = pool[i : i + ns]
         i += ns
         st.deal_pool = sorted(pool[i:])
         st._rebuild_bits()
@@ -1238,8 +1340,17 @@ class DownforceState(State):
     # ================================================================== invariants
     # stage -> setup step (0 grid, 1 deal, 2 order, 3 powers, 4 auction, 5 race/bets, 6 end), the
     # decision each stage allows (race: any of _RACE_DECS)
-    _STAGE_STEP = {"grid": 0, "deal": 1, "order": 2, "powers": 3, "auction": 4, "power": 4, "race": 5,
-                   "bet": 5, "end": 6}
+    _STAGE_STEP = {
+        "grid": 0,
+        "deal": 1,
+        "order": 2,
+        "powers": 3,
+        "auction": 4,
+        "power": 4,
+        "race": 5,
+        "bet": 5,
+        "end": 6,
+    }
     _STAGE_DEC = {"auction": "bid", "power": "power", "bet": "bet"}
     _RACE_DECS = ("play", "wild", "steer", "yesno", "color")
 
@@ -1250,46 +1361,58 @@ class DownforceState(State):
         g = self.game
         n = self.num_players
         stage = self.stage
-        step = self._STAGE_STEP[stage]               # 0 grid, 1 deal, 2 order, 3 powers, 4 auction, 5 race, 6 end
+        step = self._STAGE_STEP[stage]  # 0 grid, 1 deal, 2 order, 3 powers, 4 auction, 5 race, 6 end
         k = self.chance_k
         # ---- phase and decision
         if step <= 3:
-            assert self.dec_type == "" and self.dec_seat == CHANCE and not self.dec_args, \
+            assert self.dec_type == "" and self.dec_seat == CHANCE and not self.dec_args, (
                 f"dec_type: setup stage {stage!r} is a chance node"
+            )
             assert k < (NUM_REGULAR if stage == "deal" else NUM_CARS), f"chance_k: {k} in stage {stage!r}"
         else:
             assert k == 0, "chance_k: setup is over"
             if stage == "end":
-                assert self.dec_type == "" and self.dec_seat == TERMINAL and not self.dec_args, \
+                assert self.dec_type == "" and self.dec_seat == TERMINAL and not self.dec_args, (
                     "dec_type: the game is over"
+                )
             else:
                 want = self._STAGE_DEC.get(stage)
-                assert (self.dec_type == want if want else self.dec_type in self._RACE_DECS), \
+                assert self.dec_type == want if want else self.dec_type in self._RACE_DECS, (
                     f"dec_type: {self.dec_type!r} cannot be decided in stage {stage!r}"
+                )
                 assert 0 <= self.dec_seat < n, f"dec_seat: {self.dec_seat} in stage {stage!r}"
                 if self.dec_type in ("bid", "play", "bet", "power"):
                     assert not self.dec_args, "dec_args: this decision has no arguments"
         # ---- grid, auction order, powers paired with cars (setup 1, 3)
         placed = NUM_CARS if step > 0 else k
         gc = self.grid_cars
-        assert all(c >= 0 for c in gc[:placed]) and all(c == NO_CAR for c in gc[placed:]) \
-            and len(set(gc[:placed])) == placed, "grid_cars: one car per grid position, filled in order"
-        assert len(self.auction_order) == (k if stage == "order" else 0 if step < 2 else NUM_CARS), \
+        assert (
+            all(c >= 0 for c in gc[:placed])
+            and all(c == NO_CAR for c in gc[placed:])
+            and len(set(gc[:placed])) == placed
+        ), "grid_cars: one car per grid position, filled in order"
+        assert len(self.auction_order) == (k if stage == "order" else 0 if step < 2 else NUM_CARS), (
             "auction_order: every colour is auctioned exactly once (DF-R3)"
+        )
         if g.powers_on:
             paired = k if stage == "powers" else 0 if step < 3 else NUM_CARS
             order = self.auction_order
             pc = self.power_of_car
-            assert all(pc[order[i]] >= 0 for i in range(paired)) and \
-                sum(1 for p in pc if p >= 0) == paired and len({p for p in pc if p >= 0}) == paired, \
-                "power_of_car: one distinct power per auctioned car, paired in auction order (DF-V1)"
+            assert (
+                all(pc[order[i]] >= 0 for i in range(paired))
+                and sum(1 for p in pc if p >= 0) == paired
+                and len({p for p in pc if p >= 0}) == paired
+            ), "power_of_car: one distinct power per auctioned car, paired in auction order (DF-V1)"
         # ---- cards: every card exactly once (DF-R2)
         hs = g.hand_size(n)
         dealt = n * hs
         owner = self.owner
         groups = [(f"hand {s}", self.hands[s]) for s in range(n)] + [
-            ("set aside", self.setaside), ("played", self.played), ("undealt", self.deal_pool),
-            ("unsold speed-8", [NUM_REGULAR + c for c in range(NUM_CARS) if owner[c] < 0])]
+            ("set aside", self.setaside),
+            ("played", self.played),
+            ("undealt", self.deal_pool),
+            ("unsold speed-8", [NUM_REGULAR + c for c in range(NUM_CARS) if owner[c] < 0]),
+        ]
         seen = [0] * NUM_CARDS
         for _, grp in groups:
             for c in grp:
@@ -1304,9 +1427,10 @@ class DownforceState(State):
         for car in range(NUM_CARS):
             c8 = NUM_REGULAR + car
             if owner[car] >= 0:
-                assert c8 in self.hands[owner[car]] or c8 in self.played, \
+                assert c8 in self.hands[owner[car]] or c8 in self.played, (
                     f"hands: the speed-8 card of car {car} is not with its owner (DF-R8)"
-        dk = k if stage == "deal" else 0 if step == 0 else NUM_REGULAR     # deal slots done
+                )
+        dk = k if stage == "deal" else 0 if step == 0 else NUM_REGULAR  # deal slots done
         assert len(self.deal_pool) == NUM_REGULAR - dk, "deal_pool: does not match the deal slots done"
         assert len(self.setaside) == max(0, dk - dealt), "setaside: the last 2 slots of a 4-5 player deal"
         if step < 5:
@@ -1314,8 +1438,9 @@ class DownforceState(State):
         # ---- auction (DF-R3 .. DF-R10), recomputed from the revealed bids
         ai = self.auction_idx
         assert ai == (0 if step < 4 else NUM_CARS if step > 4 else ai), f"auction_idx: {ai} in stage {stage!r}"
-        assert (ai < NUM_CARS if stage == "auction" else ai > 0 if stage == "power" else True), \
+        assert ai < NUM_CARS if stage == "auction" else ai > 0 if stage == "power" else True, (
             f"auction_idx: {ai} in stage {stage!r}"
+        )
         assert len(self.bid_history) == ai, "bid_history: one row per finished auction"
         by = self._played_by(hs) if step >= 5 else []
         played_by = dict(zip(self.played, by))
@@ -1329,11 +1454,13 @@ class DownforceState(State):
                 c = bids[s]
                 assert (c >= 0) == bool(elig[s]), f"bid_history[{i}][{s}]: a bid iff eligible (DF-R6)"
                 if c >= 0:
-                    assert c in self.hands[s] or played_by.get(c) == s, \
+                    assert c in self.hands[s] or played_by.get(c) == s, (
                         f"bid_history[{i}][{s}]: card {c} is neither in the bidder's hand nor played by them"
+                    )
                     if c >= NUM_REGULAR:
-                        assert owner[c - NUM_REGULAR] == s and self.auction_order.index(c - NUM_REGULAR) < i, \
+                        assert owner[c - NUM_REGULAR] == s and self.auction_order.index(c - NUM_REGULAR) < i, (
                             f"bid_history[{i}][{s}]: speed-8 card {c} bid before its owner bought it"
+                        )
             winner, value = self._auction_result(car, bids)
             assert owner[car] == winner, f"owner[{car}]: the auction's winner is seat {winner} (DF-R7)"
             assert self.price[car] == value, f"price[{car}]: the winning bid is {value} (DF-R8)"
@@ -1365,11 +1492,17 @@ class DownforceState(State):
                 mine = [self.power_of_car[c] for c in range(NUM_CARS) if owner[c] == s]
                 if s == chooser:
                     last = self.auction_order[ai - 1]
-                    assert owner[last] == s and len(h) == 2 and h[1] == self.power_of_car[last] \
-                        and h[0] != h[1] and h[0] in mine, f"held[{s}]: the two powers to choose from (DF-V1)"
+                    assert (
+                        owner[last] == s
+                        and len(h) == 2
+                        and h[1] == self.power_of_car[last]
+                        and h[0] != h[1]
+                        and h[0] in mine
+                    ), f"held[{s}]: the two powers to choose from (DF-V1)"
                 else:
-                    assert len(h) == min(1, len(mine)) and all(p in mine for p in h), \
+                    assert len(h) == min(1, len(mine)) and all(p in mine for p in h), (
                         f"held[{s}]: one power of an owned car (DF-V1)"
+                    )
         # ---- hand sizes: the deal, then the speed-8 cards, then one card per turn (DF-R2, DF-R11, DF-R12)
         for s in range(n):
             if step <= 1:
@@ -1377,7 +1510,7 @@ class DownforceState(State):
             elif step <= 4:
                 want = hs + cars_of[s]
             else:
-                want = len(self.hands[s])       # checked by _played_by
+                want = len(self.hands[s])  # checked by _played_by
             assert len(self.hands[s]) == want, f"hands[{s}]: {len(self.hands[s])} cards, expected {want}"
             bid = {b[s] for b in self.bid_history}
             known = {c for c in self.hands[s] if c >= NUM_REGULAR or c in bid}
@@ -1388,14 +1521,15 @@ class DownforceState(State):
         self._check_turn(step, by)
         self._check_bets(step)
         if stage == "end":
-            assert len(self.finish_order) == NUM_CARS or not any(self.hands), \
+            assert len(self.finish_order) == NUM_CARS or not any(self.hands), (
                 "stage: the race ends when all cars finished or no cards are left (DF-R28)"
+            )
             prizes, betpay, paid = self.money_parts()
             for s in range(n):
                 assert self.money[s] == prizes[s] + betpay[s] - paid[s], f"money[{s}]: prizes + bets - prices (DF-R32)"
         else:
             assert self.money == [0] * n, "money: scored only at the end"
-        for s in range(n):                      # the byte mirrors the encoder reads
+        for s in range(n):  # the byte mirrors the encoder reads
             hb = bytearray(NUM_CARDS)
             for c in self.hands[s]:
                 hb[c] = 1
@@ -1455,8 +1589,9 @@ class DownforceState(State):
                     break
             cur = nxt
         for s in range(n):
-            assert len(self.hands[s]) == sizes[s], \
+            assert len(self.hands[s]) == sizes[s], (
                 f"hands[{s}]: {len(self.hands[s])} cards, but turn order gives {sizes[s]} (DF-R11, DF-R12)"
+            )
         if self.dec_type == "play":
             assert self.turn_player == cur, f"turn_player: seat {cur} plays next (DF-R11, DF-R12)"
         else:
@@ -1467,8 +1602,9 @@ class DownforceState(State):
         g = self.game
         pos, place, stamp, occ = self.pos, self.place, self.stamp, self.occ
         fo = self.finish_order
-        assert all(place[c] == i + 1 for i, c in enumerate(fo)) and sum(1 for p in place if p) == len(fo), \
+        assert all(place[c] == i + 1 for i, c in enumerate(fo)) and sum(1 for p in place if p) == len(fo), (
             "place: finishing places follow finish_order (DF-R21, DF-R22)"
+        )
         if step < 5:
             assert not fo, "finish_order: the race has not started"
         gi = [-1] * NUM_CARS
@@ -1493,7 +1629,9 @@ class DownforceState(State):
                 assert place[c], f"pos[{c}]: a car off the track must have finished (DF-R21)"
                 rows = g.last_row - start // 3
             if rows == 0:
-                assert p == start and stamp[c] == gi[c] + 1, f"stamp[{c}]: a car that never moved keeps its grid stamp (DF-R27)"
+                assert p == start and stamp[c] == gi[c] + 1, (
+                    f"stamp[{c}]: a car that never moved keeps its grid stamp (DF-R27)"
+                )
             else:
                 assert NUM_CARS < stamp[c] < self.stamp_counter, f"stamp[{c}]: a moved car's entry stamp (DF-R27)"
             advance += rows
@@ -1505,8 +1643,9 @@ class DownforceState(State):
         assert sum(1 for x in occ if x >= 0) == on, "occ: a car where none stands (DF-R17)"
         rows_done = [g.last_row + 1 if place[c] else pos[c] // 3 for c in range(NUM_CARS) if pos[c] >= 0 or place[c]]
         for kk, r in enumerate(g.track["betting_lines"]):
-            assert self.triggered[kk] == (1 if any(x > r for x in rows_done) else 0), \
+            assert self.triggered[kk] == (1 if any(x > r for x in rows_done) else 0), (
                 f"triggered[{kk}]: betting line {kk} triggers when the first car crosses it (DF-R23)"
+            )
 
     def _check_turn(self, step: int, by: list[int]) -> None:
         """The race turn: the card being resolved, the task stack and the pending sub-step."""
@@ -1519,17 +1658,22 @@ class DownforceState(State):
             assert tp == -1 and self.cur_card == -1, "turn_player: no race turn before the race"
         if not self.played:
             assert self.cur_card == -1, "cur_card: no card played yet"
-            assert not lo and self.ignored == NO_CAR and self.line_track == [NO_CAR, -1, 0, 0, 0] \
-                and not any(self.turn_moved) and not any(self.turn_nonrect), \
-                "line_order/ignored/line_track/turn_moved/turn_nonrect: no card played yet"
+            assert (
+                not lo
+                and self.ignored == NO_CAR
+                and self.line_track == [NO_CAR, -1, 0, 0, 0]
+                and not any(self.turn_moved)
+                and not any(self.turn_nonrect)
+            ), "line_order/ignored/line_track/turn_moved/turn_nonrect: no card played yet"
         else:
             last = self.played[-1]
             assert self.cur_card == (-1 if t == "play" else last), "cur_card: the card being resolved"
             fwd = list(range(len(g.deck[last])))
             power = self.power(by[-1])
             assert lo == fwd or (lo == fwd[::-1] and power == TRICKY), "line_order: top to bottom (DF-R13, DF-V1.5)"
-            assert self.ignored == NO_CAR or (power == STRATEGIC and self.ignored in g.card_cars[last]), \
+            assert self.ignored == NO_CAR or (power == STRATEGIC and self.ignored in g.card_cars[last]), (
                 "ignored: only Strategic ignores a printed colour (DF-V1.4)"
+            )
         lt = self.line_track
         if not g.fast_resolve and lt[0] == NO_CAR:
             assert lt == [NO_CAR, -1, 0, 0, 0], "line_track: no line has moved a car yet"
@@ -1540,8 +1684,9 @@ class DownforceState(State):
             if self.stage != "bet":
                 assert not self.bet_queue, "bet_queue: no card is being resolved"
             if t == "play":
-                assert len(self.finish_order) < NUM_CARS and self.dec_seat == tp, \
+                assert len(self.finish_order) < NUM_CARS and self.dec_seat == tp, (
                     "dec_seat: the turn player plays a card (DF-R12)"
+                )
             return
         self._check_sub_step()
 
@@ -1565,36 +1710,40 @@ class DownforceState(State):
             assert not tasks, "tasks: the fast resolution keeps no task stack at a wild line"
             assert a and a[0] < len(lines) and lines[a[0]][0] < 0, "dec_args: the wild line of the card (DF-R15)"
             cands = self._wild_candidates()
-            assert a[1:] == cands and len(cands) > 1 and ds == tp, \
-                "dec_args: the cars the wild line may name (DF-R15)"
+            assert a[1:] == cands and len(cands) > 1 and ds == tp, "dec_args: the cars the wild line may name (DF-R15)"
             return
-        assert len(tasks) >= 2 and tasks[0] == ["end_turn"] and tasks[1][0] == "turn_end", \
+        assert len(tasks) >= 2 and tasks[0] == ["end_turn"] and tasks[1][0] == "turn_end", (
             "tasks: a card's resolution ends with the turn end (DF-V7)"
+        )
         j = tasks[1][1]
         rest = tasks[2:]
         for x in rest:
             if x[0] in ("after_line", "experienced"):
                 sp = self.pos[x[1]]
-                assert g.exists[x[2]] and (sp < 0 or x[2] // 3 <= sp // 3), \
+                assert g.exists[x[2]] and (sp < 0 or x[2] // 3 <= sp // 3), (
                     f"tasks: {x[0]}'s start space is not behind its car"
+                )
         top = rest[1:] if j == 0 else rest
-        if j == 0:                              # the card's lines (DF-V7 1-3)
-            assert rest and rest[0][0] == "line" and rest[0][1] <= len(lo) and len(top) <= 1, \
+        if j == 0:  # the card's lines (DF-V7 1-3)
+            assert rest and rest[0][0] == "line" and rest[0][1] <= len(lo) and len(top) <= 1, (
                 "tasks: the lines of the card"
+            )
             i = rest[0][1]
             assert not top or (i > 0 and top[0][0] in ("after_line", "experienced")), "tasks: after a line"
             li = lo[i - 1] if i > 0 else -1
-            if top:                             # the car the line moved: printed, or named by a wild
+            if top:  # the car the line moved: printed, or named by a wild
                 lc = lines[li][0]
-                assert top[0][1] == lc or (lc == NO_CAR and (top[0][1] not in g.card_cars[cur]
-                                                            or pw == UNPREDICTABLE)), \
-                    "tasks: the car moved is not the line's car (DF-R13, DF-R15)"
+                assert top[0][1] == lc or (
+                    lc == NO_CAR and (top[0][1] not in g.card_cars[cur] or pw == UNPREDICTABLE)
+                ), "tasks: the car moved is not the line's car (DF-R13, DF-R15)"
             if i == 0:
-                assert not any(self.turn_moved) and not self.bet_queue, \
+                assert not any(self.turn_moved) and not self.bet_queue, (
                     "turn_moved/bet_queue: nothing has moved before the first line"
-        else:                                   # turn-end powers (DF-V7 4)
-            assert g.powers_on and j <= n and len(top) <= 1 and all(x[0] == "determined" for x in top), \
+                )
+        else:  # turn-end powers (DF-V7 4)
+            assert g.powers_on and j <= n and len(top) <= 1 and all(x[0] == "determined" for x in top), (
                 "tasks: the turn-end powers"
+            )
             i = li = -1
         if t == "steer":
             assert len(a) >= 3, "dec_args: car, movement left, line flag and the legal steps"
@@ -1604,8 +1753,9 @@ class DownforceState(State):
             assert a[3:] == free and len(free) > 1, "dec_args: the legal steps (DF-R16, DF-R17, DF-R20)"
             assert ds == self._steerer(car), f"dec_seat: seat {self._steerer(car)} steers this car (DF-R20, DF-V1.2)"
             assert j > 0 or (top and top[0][1] == car), "tasks: the car being moved"
-            assert 1 <= left and is_line == (1 if top and top[0][0] == "after_line" else 0), \
+            assert 1 <= left and is_line == (1 if top and top[0][0] == "after_line" else 0), (
                 "dec_args: the movement left"
+            )
             if j == 0:
                 if top[0][0] == "after_line":
                     assert left <= max(lines[li][1] + 1, BOLD_SPEED), "dec_args: more movement than the line"
@@ -1615,15 +1765,22 @@ class DownforceState(State):
                     assert left <= EXTRA_MOVE and self.line_track[:3] == top[0][1:], "tasks: the extra movement"
             elif top:
                 s, c0 = top[0][1], top[0][2]
-                assert car == c0 - 1 and s == (tp + j - 1) % n and self.owner[car] == s \
-                    and self.power(s) == DETERMINED and left <= EXTRA_MOVE, "tasks: the Determined movement (DF-V1.3)"
+                assert (
+                    car == c0 - 1
+                    and s == (tp + j - 1) % n
+                    and self.owner[car] == s
+                    and self.power(s) == DETERMINED
+                    and left <= EXTRA_MOVE
+                ), "tasks: the Determined movement (DF-V1.3)"
             else:
-                assert j == 1 and pw == DEFENSIVE and self.owner[car] == tp and left <= DEFENSIVE_MOVE, \
+                assert j == 1 and pw == DEFENSIVE and self.owner[car] == tp and left <= DEFENSIVE_MOVE, (
                     "tasks: the Defensive movement (DF-V2.5)"
+                )
             return
         if t == "wild":
-            assert j == 0 and i > 0 and not top and a[0] == li and lines[li][0] < 0, \
+            assert j == 0 and i > 0 and not top and a[0] == li and lines[li][0] < 0, (
                 "dec_args: the wild line being resolved (DF-R15)"
+            )
             cands = self._wild_candidates()
             assert a[1:] == cands and len(cands) > 1 and ds == tp, "dec_args: the cars the wild line may name (DF-R15)"
             return
@@ -1632,55 +1789,101 @@ class DownforceState(State):
         if t == "color":
             assert kind < len(COLOR_KINDS), "dec_args: the colour choice kind"
             if COLOR_KINDS[kind] == "strategic":
-                assert j == 0 and i == 0 and pw == STRATEGIC and ds == tp and self.ignored == NO_CAR \
-                    and len(g.card_cars[cur]) == NUM_CARS and a[1:] == sorted(g.card_cars[cur]), \
-                    "dec_args: Strategic names one of the six printed colours (DF-V1.4)"
+                assert (
+                    j == 0
+                    and i == 0
+                    and pw == STRATEGIC
+                    and ds == tp
+                    and self.ignored == NO_CAR
+                    and len(g.card_cars[cur]) == NUM_CARS
+                    and a[1:] == sorted(g.card_cars[cur])
+                ), "dec_args: Strategic names one of the six printed colours (DF-V1.4)"
             else:
                 mine = [c for c in range(NUM_CARS) if self.owner[c] == tp]
                 cands = [c for c in mine if not self.place[c]]
-                assert j == 1 and not top and pw == DEFENSIVE and ds == tp and a[1:] == cands and len(cands) > 1 \
-                    and not any(self.turn_moved[c] for c in mine), \
-                    "dec_args: Defensive chooses one of the own unfinished cars (DF-V2.5)"
+                assert (
+                    j == 1
+                    and not top
+                    and pw == DEFENSIVE
+                    and ds == tp
+                    and a[1:] == cands
+                    and len(cands) > 1
+                    and not any(self.turn_moved[c] for c in mine)
+                ), "dec_args: Defensive chooses one of the own unfinished cars (DF-V2.5)"
             return
         assert kind < len(YESNO_KINDS), "dec_args: the yes/no prompt kind"
         name = YESNO_KINDS[kind]
         if name in ("tricky", "strategic"):
-            ok = (pw == TRICKY and len(lines) >= 2) if name == "tricky" else \
-                (pw == STRATEGIC and len(g.card_cars[cur]) == NUM_CARS)
-            assert ok and len(a) == 1 and j == 0 and i == 0 and ds == tp and self.ignored == NO_CAR \
-                and lo == list(range(len(lines))), f"dec_args: the {name} prompt before the first line (DF-V1.4/5)"
+            ok = (
+                (pw == TRICKY and len(lines) >= 2)
+                if name == "tricky"
+                else (pw == STRATEGIC and len(g.card_cars[cur]) == NUM_CARS)
+            )
+            assert (
+                ok
+                and len(a) == 1
+                and j == 0
+                and i == 0
+                and ds == tp
+                and self.ignored == NO_CAR
+                and lo == list(range(len(lines)))
+            ), f"dec_args: the {name} prompt before the first line (DF-V1.4/5)"
             return
         if name == "aggressive":
-            assert len(a) == 3 and j == 0 and i > 0 and not top and a[1] == li == 0, \
+            assert len(a) == 3 and j == 0 and i > 0 and not top and a[1] == li == 0, (
                 "dec_args: Aggressive asks at the top line (DF-V1.1)"
+            )
             car = a[2]
-            assert car < NUM_CARS and pos[car] >= 0 and self.owner[car] == tp and pw == AGGRESSIVE and ds == tp \
-                and car != self.ignored and lines[0][0] in (car, NO_CAR), "dec_args: Aggressive's car (DF-V1.1)"
+            assert (
+                car < NUM_CARS
+                and pos[car] >= 0
+                and self.owner[car] == tp
+                and pw == AGGRESSIVE
+                and ds == tp
+                and car != self.ignored
+                and lines[0][0] in (car, NO_CAR)
+            ), "dec_args: Aggressive's car (DF-V1.1)"
             return
         if name == "experienced":
             assert len(a) == 3 and j == 0 and i > 0 and not top, "dec_args: Experienced asks after a line (DF-V2.2)"
             x, start = a[1], a[2]
-            assert x < NUM_CARS and pos[x] >= 0 and (1, start) in g.steps[pos[x]] and self.occ[start] < 0 \
-                and self.owner[x] >= 0 and self.power(self.owner[x]) == EXPERIENCED and ds == self.owner[x], \
-                "dec_args: Experienced steps straight into the vacated space (DF-V2.2)"
+            assert (
+                x < NUM_CARS
+                and pos[x] >= 0
+                and (1, start) in g.steps[pos[x]]
+                and self.occ[start] < 0
+                and self.owner[x] >= 0
+                and self.power(self.owner[x]) == EXPERIENCED
+                and ds == self.owner[x]
+            ), "dec_args: Experienced steps straight into the vacated space (DF-V2.2)"
             return
         if name == "determined":
             assert len(a) == 2 and j >= 1 and top, "dec_args: Determined asks at the turn end (DF-V1.3)"
             c = a[1]
             s, c0 = top[0][1], top[0][2]
-            assert c < NUM_CARS and c0 == c + 1 and s == (tp + j - 1) % n and self.owner[c] == s and ds == s \
-                and self.power(s) == DETERMINED and pos[c] >= 0 and self.turn_moved[c] and not self.turn_nonrect[c], \
-                "dec_args: a Determined car that moved on rectangular spaces only (DF-V1.3)"
+            assert (
+                c < NUM_CARS
+                and c0 == c + 1
+                and s == (tp + j - 1) % n
+                and self.owner[c] == s
+                and ds == s
+                and self.power(s) == DETERMINED
+                and pos[c] >= 0
+                and self.turn_moved[c]
+                and not self.turn_nonrect[c]
+            ), "dec_args: a Determined car that moved on rectangular spaces only (DF-V1.3)"
             return
         # ambitious, tough, reckless: right after the line's movement (DF-V7 3)
-        assert len(a) == 2 and j == 0 and top and top[0][0] == "experienced" and top[0][1] == a[1], \
+        assert len(a) == 2 and j == 0 and top and top[0][0] == "experienced" and top[0][1] == a[1], (
             f"dec_args: the {name} prompt follows the line's movement"
+        )
         car = a[1]
         o = self.owner[car]
         lt = self.line_track
         want = {"ambitious": AMBITIOUS, "tough": TOUGH, "reckless": RECKLESS}[name]
-        assert pos[car] >= 0 and o >= 0 and ds == o and self.power(o) == want and lt[:3] == top[0][1:], \
+        assert pos[car] >= 0 and o >= 0 and ds == o and self.power(o) == want and lt[:3] == top[0][1:], (
             f"dec_args: the {name} prompt is for the moved car's owner"
+        )
         if name == "ambitious":
             assert lt[3] > 0, "line_track: Ambitious needs a betting line crossed (DF-V2.1)"
         elif name == "tough":
@@ -1693,17 +1896,20 @@ class DownforceState(State):
         nr = len(self.bets)
         n = self.num_players
         assert self.bet_round == nr - 1, "bet_round: the last betting round held"
-        assert len(self.bet_k) == len(self.bet_rounds_pos) == len(self.bet_rounds_open) == nr, \
+        assert len(self.bet_k) == len(self.bet_rounds_pos) == len(self.bet_rounds_open) == nr, (
             "bet_k/bet_rounds_pos/bet_rounds_open: one entry per betting round"
+        )
         ks = [x[0] for x in self.bet_k]
         assert all(ks[r] < ks[r + 1] for r in range(nr - 1)), "bet_k: rounds follow the line order (DF-R24)"
         q = self.bet_queue
-        assert all(self.triggered[x] for x in ks + q) and not set(ks) & set(q) \
-            and all(x > ks[-1] for x in q if ks), "bet_queue: triggered lines not held yet (DF-R24)"
+        assert all(self.triggered[x] for x in ks + q) and not set(ks) & set(q) and all(x > ks[-1] for x in q if ks), (
+            "bet_queue: triggered lines not held yet (DF-R24)"
+        )
         trig = {x for x in range(3) if self.triggered[x]}
         held = set(ks) | set(q)
-        assert held == trig or (self.stage == "end" and len(self.finish_order) == NUM_CARS), \
+        assert held == trig or (self.stage == "end" and len(self.finish_order) == NUM_CARS), (
             "triggered: every triggered line gets its betting round (DF-R24, DF-R25)"
+        )
         fo = self.finish_order
         done = 0
         betting = self.stage == "bet"
@@ -1711,14 +1917,17 @@ class DownforceState(State):
             rp, ro = self.bet_rounds_pos[r], self.bet_rounds_open[r]
             f = ro.count(0)
             assert sorted(rp) == list(range(1, NUM_CARS + 1)), f"bet_rounds_pos[{r}]: positions 1..6 (DF-R27)"
-            assert done <= f < NUM_CARS and f <= len(fo) and all(ro[c] == 0 and rp[c] == i + 1 for i, c in
-                                                                 enumerate(fo[:f])), \
-                f"bet_rounds_open[{r}]: the cars finished at that round (DF-R25, DF-R27)"
+            assert (
+                done <= f < NUM_CARS
+                and f <= len(fo)
+                and all(ro[c] == 0 and rp[c] == i + 1 for i, c in enumerate(fo[:f]))
+            ), f"bet_rounds_open[{r}]: the cars finished at that round (DF-R25, DF-R27)"
             done = f
             last = betting and r == nr - 1
             if last:
-                assert ro == [0 if self.place[c] else 1 for c in range(NUM_CARS)], \
+                assert ro == [0 if self.place[c] else 1 for c in range(NUM_CARS)], (
                     f"bet_rounds_open[{r}]: the unfinished cars (DF-R25)"
+                )
             for s in range(n):
                 b = self.bets[r][s]
                 if last and s >= self.dec_seat:
@@ -1729,7 +1938,7 @@ class DownforceState(State):
             assert nr > 0, "stage: a betting round needs its record"
 
     # ================================================================== copy / JSON
-    def clone(self) -> "DownforceState":
+    def clone(self) -> DownforceState:
         st = DownforceState.__new__(DownforceState)
         d = st.__dict__
         src = self.__dict__
@@ -1785,4 +1994,5 @@ class DownforceState(State):
 
     def __str__(self) -> str:
         from .render import render_text
+
         return render_text(self)

@@ -4,6 +4,7 @@ position: own total with unscored rows at half value, progress towards the perso
 common objectives, room left to move (avoids dead ends that force elimination); traffic and
 turn-zone costs are already in the total. Departure: the ticket nearest to the personal objective.
 """
+
 from __future__ import annotations
 
 from collections import deque

@@ -10,6 +10,7 @@ The ``map`` option (GB-V3) is a bundled name or a path, resolved by core ``resol
 relative path is relative to the current working directory (before the one-shape refactor it was
 relative to this package's folder; see the version history in rules.py).
 """
+
 from __future__ import annotations
 
 from functools import cache
@@ -33,22 +34,45 @@ REQ_ANY, REQ_STRAIGHT, REQ_TURN, REQ_FREE = range(4)
 REQ_NAMES = {"any": REQ_ANY, "straight": REQ_STRAIGHT, "turn": REQ_TURN, "free": REQ_FREE}
 
 MAP_SCHEMA = {
-    "name": str, "players": [int], "rows": int, "cols": int, "id_rule?": str,
+    "name": str,
+    "players": [int],
+    "rows": int,
+    "cols": int,
+    "id_rule?": str,
     "intersections": [{"id": int, "code": str, "star": bool, "green": bool, "departure": int, "letter": str}],
-    "missing_roads": [[int]], "black_roads": [[int]], "personal_objectives": [[str]],
+    "missing_roads": [[int]],
+    "black_roads": [[int]],
+    "personal_objectives": [[str]],
 }
 
 COMPONENTS_SCHEMA = {
-    "_source?": str, "rounds": int, "tickets": int, "departure_tickets_per_player": int,
-    "shapes": dict, "shape_order": [str], "ticket_shapes": dict,
+    "_source?": str,
+    "rounds": int,
+    "tickets": int,
+    "departure_tickets_per_player": int,
+    "shapes": dict,
+    "shape_order": [str],
+    "ticket_shapes": dict,
     "sheet": {
-        "grandma_values": [int], "student_boxes": int, "internship_boxes": int, "school_boxes": int,
-        "tourist_rows": int, "tourist_row_boxes": int, "tourist_row_values": [int],
-        "office_rows": int, "office_row_boxes": int, "office_row_values": [int], "office_bonus": [str],
-        "turn_zone_values": [int], "traffic_values": [int], "personal_objective_value": int,
+        "grandma_values": [int],
+        "student_boxes": int,
+        "internship_boxes": int,
+        "school_boxes": int,
+        "tourist_rows": int,
+        "tourist_row_boxes": int,
+        "tourist_row_values": [int],
+        "office_rows": int,
+        "office_row_boxes": int,
+        "office_row_values": [int],
+        "office_bonus": [str],
+        "turn_zone_values": [int],
+        "traffic_values": [int],
+        "personal_objective_value": int,
     },
     "common_objectives": [{"name": str, "counter": str, "threshold": int}],
-    "common_objectives_in_play": int, "common_first_value": int, "common_later_value": int,
+    "common_objectives_in_play": int,
+    "common_first_value": int,
+    "common_later_value": int,
 }
 
 COUNTERS = ("grandmas", "students", "tourists", "workers", "light_sights", "dark_sights")
@@ -68,13 +92,18 @@ def components() -> dict:
         raise ConfigError(f"components.json: sheet.office_bonus entries must be among {BONUSES}")
     for name, steps in d["shapes"].items():
         if not isinstance(steps, list) or not steps or any(s not in REQ_NAMES for s in steps) or steps[0] != "any":
-            raise ConfigError(f"components.json: shapes.{name} must be a list of {sorted(REQ_NAMES)} "
-                              "starting with 'any'")
+            raise ConfigError(
+                f"components.json: shapes.{name} must be a list of {sorted(REQ_NAMES)} starting with 'any'"
+            )
     if sorted(d["shape_order"]) != sorted(d["shapes"]):
         raise ConfigError("components.json: shape_order must list every shape once")
     for st, row in d["ticket_shapes"].items():
-        if (not st.isdigit() or not isinstance(row, list) or len(row) != d["tickets"]
-                or any(s not in d["shapes"] for s in row)):
+        if (
+            not st.isdigit()
+            or not isinstance(row, list)
+            or len(row) != d["tickets"]
+            or any(s not in d["shapes"] for s in row)
+        ):
             raise ConfigError(f"components.json: ticket_shapes.{st} must list one known shape per ticket")
     for i, c in enumerate(d["common_objectives"]):
         if c["counter"] not in COUNTERS:
@@ -153,8 +182,10 @@ class CityMap:
             d = E if self.ids[b] - self.ids[a] == 1 else S
             self.nb_node[a][d], self.nb_road[a][d] = b, k
             self.nb_node[b][OPPOSITE[d]], self.nb_road[b][OPPOSITE[d]] = a, k
-        self.exits = [tuple((d, self.nb_road[i][d], self.nb_node[i][d]) for d in range(4) if self.nb_road[i][d] >= 0)
-                      for i in range(n_nodes)]
+        self.exits = [
+            tuple((d, self.nb_road[i][d], self.nb_node[i][d]) for d in range(4) if self.nb_road[i][d] >= 0)
+            for i in range(n_nodes)
+        ]
         self.objectives = []
         for k, letters in enumerate(data["personal_objectives"]):
             if any(x not in self.letter_node for x in letters):

@@ -13,6 +13,7 @@ observation builds it). The
 per-step block is written on the copy handed out. ``tests/get_on_board`` compares the result
 with a plain reference encoder.
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -30,39 +31,73 @@ F_STAR, F_GREEN, F_DEPARTURE, F_LETTER = range(NODE_CODES, NODE_FEATS)
 
 # Sheet fields are shown as value / divisor (fixed divisors: about 0..1 on the standard sheet).
 SHEET_DIVISORS = {
-    "grandmas": 8, "students": 6, "internships": 3, "schools": 4, "star_school": 10,
-    "tourists_row1": 4, "tourists_row2": 4, "tourists_row3": 4,
-    "tourist_row1_scored": 1, "tourist_row2_scored": 1, "tourist_row3_scored": 1,
-    "star_light_sight": 12, "star_dark_sight": 12, "light_sights": 4, "dark_sights": 4,
-    "workers_row1": 3, "workers_row2": 3, "workers_row3": 3,
-    "worker_row1_scored": 1, "worker_row2_scored": 1, "worker_row3_scored": 1,
-    "star_office": 9, "turn_zone": 5, "traffic": 19, "common1": 10, "common2": 10, "eliminated": 1,
+    "grandmas": 8,
+    "students": 6,
+    "internships": 3,
+    "schools": 4,
+    "star_school": 10,
+    "tourists_row1": 4,
+    "tourists_row2": 4,
+    "tourists_row3": 4,
+    "tourist_row1_scored": 1,
+    "tourist_row2_scored": 1,
+    "tourist_row3_scored": 1,
+    "star_light_sight": 12,
+    "star_dark_sight": 12,
+    "light_sights": 4,
+    "dark_sights": 4,
+    "workers_row1": 3,
+    "workers_row2": 3,
+    "workers_row3": 3,
+    "worker_row1_scored": 1,
+    "worker_row2_scored": 1,
+    "worker_row3_scored": 1,
+    "star_office": 9,
+    "turn_zone": 5,
+    "traffic": 19,
+    "common1": 10,
+    "common2": 10,
+    "eliminated": 1,
 }
 TOTAL_SCALE = 0.01  # running public total
-PREV_NONE = 1       # step.previous_direction: slot 0 = none, then N, E, S, W
+PREV_NONE = 1  # step.previous_direction: slot 0 = none, then N, E, S, W
 
 
 class _Views:
     """Every seat's observation buffer of one state (without the per-step block), one row per
     seat, and what the rows show (updated once per change for all rows)."""
 
-    __slots__ = ("buf", "fl", "offs", "nlog", "nroute", "sheets", "stype", "personal", "own", "rkey", "nused",
-                 "ticket", "inspector", "claimed")
+    __slots__ = (
+        "buf",
+        "fl",
+        "offs",
+        "nlog",
+        "nroute",
+        "sheets",
+        "stype",
+        "personal",
+        "own",
+        "rkey",
+        "nused",
+        "ticket",
+        "inspector",
+        "claimed",
+    )
 
     def __init__(self, template: np.ndarray, n: int, offs: tuple):
         self.buf = np.tile(template, (n, 1))
         self.fl = self.buf.data.cast("B").cast("f")  # scalar writes, cheaper than numpy's
-        self.offs = offs            # the encoder's flat offsets of every seat's blocks in every row
-        self.nlog = -1              # markers written (-1: the routes are not revealed yet)
-        self.nroute = [0] * n       # route intersections written, per seat
+        self.offs = offs  # the encoder's flat offsets of every seat's blocks in every row
+        self.nlog = -1  # markers written (-1: the routes are not revealed yet)
+        self.nroute = [0] * n  # route intersections written, per seat
         self.sheets: list[list[int] | None] = [None] * n  # sheet values written (None: the blank block)
-        self.stype = [0] * n        # sheet type written (0 = none)
-        self.personal = [-1] * n    # personal objective written in the seat's own row
+        self.stype = [0] * n  # sheet type written (0 = none)
+        self.personal = [-1] * n  # personal objective written in the seat's own row
         self.own: list[tuple] = [((), -1)] * n  # departure tickets and choice written in the seat's own row
-        self.rkey = -1              # phase and round when the round-level blocks were last checked
-        self.nused = -1             # round counter written (-1: the round block is still blank)
-        self.ticket = 0             # current ticket written (0 = none)
-        self.inspector = -1         # inspector written
+        self.rkey = -1  # phase and round when the round-level blocks were last checked
+        self.nused = -1  # round counter written (-1: the round block is still blank)
+        self.ticket = 0  # current ticket written (0 = none)
+        self.inspector = -1  # inspector written
         self.claimed: list[bool] = []  # claimed flags written
 
     def __getstate__(self) -> dict:  # pickling: the memoryview is rebuilt on load
@@ -123,11 +158,12 @@ class GetOnBoardEncoder(Encoder):
         self.chunks = [(lo, min(lo + 5, SHEET_LEN)) for lo in range(0, SHEET_LEN, 5)]
         # shape index (in shape_order) of ticket t on sheet type s
         self.shape_idx = [[0] * (g.tickets + 1)] + [
-            [0] + [g.shape_names.index(nm) for nm, _ in g.ticket_shape[s][1:]] for s in range(1, g.sheet_types + 1)]
+            [0] + [g.shape_names.index(nm) for nm, _ in g.ticket_shape[s][1:]] for s in range(1, g.sheet_types + 1)
+        ]
         self.template = np.zeros(L.size, dtype=np.float32)
-        self.template[self.map_nodes:self.map_nodes + N * NODE_FEATS] = self._static_nodes().ravel()
-        self.template[self.map_black:self.map_black + R] = m.black
-        self._offsets: dict[int, tuple] = {}     # player count -> flat offsets (see offsets())
+        self.template[self.map_nodes : self.map_nodes + N * NODE_FEATS] = self._static_nodes().ravel()
+        self.template[self.map_black : self.map_black + R] = m.black
+        self._offsets: dict[int, tuple] = {}  # player count -> flat offsets (see offsets())
         self._step: dict[tuple[int, ...], tuple[int, ...]] = {}  # sub-step key -> indices set to 1
         self._total = lru_cache(maxsize=1 << 16)(self._running_total)  # sheet -> shown running total
 
@@ -156,8 +192,17 @@ class GetOnBoardEncoder(Encoder):
             rows = [r * size for r in range(n)]
             vis, end, road = per(self.visited), per(self.end), per(self.roads)
             marker = [list(zip(vis[p], end[p], road[p])) for p in range(n)]  # one loop per marker
-            o = self._offsets[n] = (vis, end, road, per(self.sheet), per(self.sheet_type, -1), per(self.total),
-                                    per(self.shape), rows, marker)
+            o = self._offsets[n] = (
+                vis,
+                end,
+                road,
+                per(self.sheet),
+                per(self.sheet_type, -1),
+                per(self.total),
+                per(self.shape),
+                rows,
+                marker,
+            )
         return o
 
     # ------------------------------------------------------------ encoding
@@ -205,7 +250,7 @@ class GetOnBoardEncoder(Encoder):
                         nroute[p] = 1
                 new = log
             else:
-                new = log[v.nlog:]
+                new = log[v.nlog :]
             nr = self.n_roads
             for x in new:
                 p, r = divmod(x, nr)
@@ -265,7 +310,7 @@ class GetOnBoardEncoder(Encoder):
                 for b in rows:
                     fl[b + self.rnd + v.nused] = 0.0
                     fl[b + self.rnd + nu] = 1.0
-                    for t in used[v.nused:]:
+                    for t in used[v.nused :]:
                         fl[b + self.used + t - 1] = 1.0
                 v.nused = nu
             t = used[-1] if ph == P_PLACE else 0
@@ -330,14 +375,14 @@ class GetOnBoardEncoder(Encoder):
     def _write_personal(self, st: GetOnBoardState, seat: int, row: np.ndarray) -> None:
         """My personal objective's three intersections (secret, GB-R45)."""
         m = self.game.map
-        row[self.personal:self.personal + m.n] = 0.0
+        row[self.personal : self.personal + m.n] = 0.0
         if st.personal[seat] >= 0:
             for q in m.objectives[st.personal[seat]]:
                 row[self.personal + q] = 1.0
 
     def _write_own(self, st: GetOnBoardState, seat: int, row: np.ndarray) -> None:
         """My departure tickets and my choice (secret)."""
-        row[self.own_tickets:self.own_end] = 0.0
+        row[self.own_tickets : self.own_end] = 0.0
         ts = st.tickets[seat]
         for t in ts:
             row[self.own_tickets + t - 1] = 1.0
@@ -358,8 +403,13 @@ class GetOnBoardEncoder(Encoder):
 
     def _step_key(self, legal: int, elim: int, req: int, prev: int, k: int) -> tuple[int, ...]:
         straight, turn = REQ_NAMES["straight"], REQ_NAMES["turn"]
-        offs = [self.phase + P_PLACE, self.current, self.extra if k < 0 else self.marker + k,
-                self.prev + PREV_NONE + prev, self.req + req]
+        offs = [
+            self.phase + P_PLACE,
+            self.current,
+            self.extra if k < 0 else self.marker + k,
+            self.prev + PREV_NONE + prev,
+            self.req + req,
+        ]
         for d in range(len(DIR_NAMES)):
             if legal >> d & 1:
                 if (req == straight and d != prev) or (req == turn and d == prev):
@@ -367,4 +417,3 @@ class GetOnBoardEncoder(Encoder):
                 if elim >> d & 1:
                     offs.append(self.eliminate + d)
         return tuple(offs)
-

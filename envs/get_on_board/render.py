@@ -1,5 +1,6 @@
 """Get on Board renders: ``render_text`` (ansi, the whole public state) and ``render_rgb``
 (the street grid with contents, every route in its seat colour, and the score sheets' key numbers)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -31,10 +32,26 @@ from .rules import (
     GetOnBoardState,
 )
 
-CODE_WORDS = {"g": "grandma", "s": "student", "S": "school", "t": "tourist", "m": "light sight", "M": "dark sight",
-              "b": "office worker", "O": "office"}
-CODE_COLORS = {"g": (190, 120, 190), "s": (80, 140, 220), "S": (40, 80, 170), "t": (240, 170, 60),
-               "m": (250, 215, 120), "M": (150, 100, 40), "b": (140, 140, 140), "O": (70, 70, 80)}
+CODE_WORDS = {
+    "g": "grandma",
+    "s": "student",
+    "S": "school",
+    "t": "tourist",
+    "m": "light sight",
+    "M": "dark sight",
+    "b": "office worker",
+    "O": "office",
+}
+CODE_COLORS = {
+    "g": (190, 120, 190),
+    "s": (80, 140, 220),
+    "S": (40, 80, 170),
+    "t": (240, 170, 60),
+    "m": (250, 215, 120),
+    "M": (150, 100, 40),
+    "b": (140, 140, 140),
+    "O": (70, 70, 80),
+}
 
 
 def _node_token(m, i: int) -> str:
@@ -74,8 +91,9 @@ def render_text(st: GetOnBoardState) -> str:
     elif st.ph == P_END:
         lines.append("game over")
     if st.common:
-        objs = ", ".join(g.commons[c]["name"] + (" (claimed)" if st.claimed[j] else "")
-                         for j, c in enumerate(st.common))
+        objs = ", ".join(
+            g.commons[c]["name"] + (" (claimed)" if st.claimed[j] else "") for j, c in enumerate(st.common)
+        )
         lines.append(f"common objectives: {objs}")
     # grid: nodes as 4-char tokens, roads as 3-char connectors listing seats with a marker
     by_id = {nid: i for i, nid in enumerate(m.ids)}
@@ -118,9 +136,11 @@ def render_text(st: GetOnBoardState) -> str:
                 nid = 10 * r + c
                 vrow += "    " + conn(nid, nid + 10, True) + "    "
             lines.append(vrow.rstrip())
-    lines.append("legend: g grandma s student S school t tourist m/M light/dark sight b office worker O office "
-                 "G green light * star, digit = departure, letter = objective; @p route end of seat p; "
-                 "digits on roads = seats with a marker; = / # black road")
+    lines.append(
+        "legend: g grandma s student S school t tourist m/M light/dark sight b office worker O office "
+        "G green light * star, digit = departure, letter = objective; @p route end of seat p; "
+        "digits on roads = seats with a marker; = / # black road"
+    )
     for p in range(n):
         sh = st.sheets[p]
         bd = st.breakdown(p)
@@ -136,7 +156,8 @@ def render_text(st: GetOnBoardState) -> str:
             f"+ star {star(sh[SSTAR])} ({bd['students']}) | tourist rows {trow} ({bd['tourist_rows']}) "
             f"star sights {star(sh[SL])}/{star(sh[SD])} sights {sh[NL]}L/{sh[ND]}D | worker rows {orow} "
             f"({bd['office_rows']}) star office {star(sh[OSTAR])} | common {sh[C0]}+{sh[C0 + 1]} | "
-            f"turn zone {sh[TZ]} ({bd['turn_zone']}) traffic {sh[TR]} ({bd['traffic']}) | total {st.scores()[p]:g}")
+            f"turn zone {sh[TZ]} ({bd['turn_zone']}) traffic {sh[TR]} ({bd['traffic']}) | total {st.scores()[p]:g}"
+        )
     if st.ph == P_END:
         lines.append("winners: " + ", ".join(f"P{p}" for p in st.winners()))
     return "\n".join(lines)
@@ -159,8 +180,9 @@ def render_rgb(st: GetOnBoardState) -> np.ndarray:
         r, c = m.rc[i]
         return ox + (c - 0.5) * cell, oy + (r - 0.5) * cell
 
-    cv.text((10, 10), f"{g.name}  round {len(st.used)}/{g.rounds}" + (f"  ticket {st.used[-1]}" if st.used else ""),
-            size=18)
+    cv.text(
+        (10, 10), f"{g.name}  round {len(st.used)}/{g.rounds}" + (f"  ticket {st.used[-1]}" if st.used else ""), size=18
+    )
     sub = ""
     if st.inspector >= 0:
         sub += f"inspector P{st.inspector}   "
@@ -222,8 +244,9 @@ def render_rgb(st: GetOnBoardState) -> np.ndarray:
     cv.circle((x + 7, ly + 8), 7, fill=(250, 250, 250), outline=(40, 160, 60), width=3)
     cv.text((x + 17, ly + 1), "green light", size=10)
     if st.common:
-        objs = "common: " + ", ".join(g.commons[c]["name"] + (" (claimed)" if st.claimed[j] else "")
-                                      for j, c in enumerate(st.common))
+        objs = "common: " + ", ".join(
+            g.commons[c]["name"] + (" (claimed)" if st.claimed[j] else "") for j, c in enumerate(st.common)
+        )
         cv.text((10, ly + 22), objs, size=12)
     # score sheets
     sx = board_w
@@ -240,9 +263,11 @@ def render_rgb(st: GetOnBoardState) -> np.ndarray:
         rowsx = [
             f"grandmas {sh[GR]}  -> {bd['grandmas']}",
             f"students {sh[ST]}+{sh[IN]} x schools {sh[SC]} -> {bd['students']}",
-            "tourists " + " ".join(f"{sh[T0 + i]}{'*' if sh[TS0 + i] else ''}" for i in range(3))
+            "tourists "
+            + " ".join(f"{sh[T0 + i]}{'*' if sh[TS0 + i] else ''}" for i in range(3))
             + f" -> {bd['tourist_rows']} (+{bd['star_sight']})",
-            "workers " + " ".join(f"{sh[B0 + i]}{'*' if sh[BS0 + i] else ''}" for i in range(3))
+            "workers "
+            + " ".join(f"{sh[B0 + i]}{'*' if sh[BS0 + i] else ''}" for i in range(3))
             + f" -> {bd['office_rows']} (+{bd['star_office']})",
             f"common {bd['common']}   turn zone {sh[TZ]} ({bd['turn_zone']})",
             f"traffic {sh[TR]} ({bd['traffic']})   markers {len(st.rroads[p])}",

@@ -31,6 +31,7 @@ Version history:
         current working directory (core ``resolve_data``), no longer against the package folder.
         Play, saved states and observations are unchanged.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -67,10 +68,10 @@ MAX_SHAPE = 3  # markers per shape at most (the encoder's marker index one-hot)
 class Phase(IntEnum):
     """Where the game stands (saved as its int in field ``ph``)."""
 
-    DEAL = 0     # chance: the setup deal, card by card (GB-R2..GB-R4)
-    DEPART = 1   # secret simultaneous departure choice (GB-R4)
-    REVEAL = 2   # chance: the round's ticket (GB-R6)
-    PLACE = 3    # the current seat places a marker (GB-R10..GB-R22)
+    DEAL = 0  # chance: the setup deal, card by card (GB-R2..GB-R4)
+    DEPART = 1  # secret simultaneous departure choice (GB-R4)
+    REVEAL = 2  # chance: the round's ticket (GB-R6)
+    PLACE = 3  # the current seat places a marker (GB-R10..GB-R22)
     END = 4
 
 
@@ -81,14 +82,65 @@ PHASE_NAMES = ("deal", "departure", "reveal", "place", "end")  # phase() names, 
 K_SHEET, K_PERSONAL, K_COMMON, K_TICKET, K_INSPECTOR = range(5)
 
 # score-sheet layout: one flat int list per player
-(GR, ST, IN, SC, SSTAR, T0, T1, T2, TS0, TS1, TS2, SL, SD, NL, ND,
- B0, B1, B2, BS0, BS1, BS2, OSTAR, TZ, TR, C0, C1, ELIM) = range(27)
+(
+    GR,
+    ST,
+    IN,
+    SC,
+    SSTAR,
+    T0,
+    T1,
+    T2,
+    TS0,
+    TS1,
+    TS2,
+    SL,
+    SD,
+    NL,
+    ND,
+    B0,
+    B1,
+    B2,
+    BS0,
+    BS1,
+    BS2,
+    OSTAR,
+    TZ,
+    TR,
+    C0,
+    C1,
+    ELIM,
+) = range(27)
 SHEET_LEN = 27
-SHEET_FIELDS = ("grandmas", "students", "internships", "schools", "star_school", "tourists_row1", "tourists_row2",
-                "tourists_row3", "tourist_row1_scored", "tourist_row2_scored", "tourist_row3_scored",
-                "star_light_sight", "star_dark_sight", "light_sights", "dark_sights", "workers_row1", "workers_row2",
-                "workers_row3", "worker_row1_scored", "worker_row2_scored", "worker_row3_scored", "star_office",
-                "turn_zone", "traffic", "common1", "common2", "eliminated")
+SHEET_FIELDS = (
+    "grandmas",
+    "students",
+    "internships",
+    "schools",
+    "star_school",
+    "tourists_row1",
+    "tourists_row2",
+    "tourists_row3",
+    "tourist_row1_scored",
+    "tourist_row2_scored",
+    "tourist_row3_scored",
+    "star_light_sight",
+    "star_dark_sight",
+    "light_sights",
+    "dark_sights",
+    "workers_row1",
+    "workers_row2",
+    "workers_row3",
+    "worker_row1_scored",
+    "worker_row2_scored",
+    "worker_row3_scored",
+    "star_office",
+    "turn_zone",
+    "traffic",
+    "common1",
+    "common2",
+    "eliminated",
+)
 
 
 def _need(ok: Any, field: str, why: str) -> None:
@@ -214,8 +266,18 @@ class Rules:
         return sh[ND]
 
     # -- scoring (GB-R39..GB-R42): the one formula
-    SCORE_CATEGORIES = ("grandmas", "students", "tourist_rows", "star_sight", "office_rows", "star_office",
-                        "common", "personal", "turn_zone", "traffic")
+    SCORE_CATEGORIES = (
+        "grandmas",
+        "students",
+        "tourist_rows",
+        "star_sight",
+        "office_rows",
+        "star_office",
+        "common",
+        "personal",
+        "turn_zone",
+        "traffic",
+    )
 
     def points(self, sh: Sequence[int], final: bool, personal_met: bool = False) -> tuple[int, ...]:
         """Points of a sheet per category (``SCORE_CATEGORIES`` order). Before the end (``final``
@@ -228,13 +290,20 @@ class Rules:
             tour = (t0 if sh[TS0] else t0 // 2) + (t1 if sh[TS1] else t1 // 2) + (t2 if sh[TS2] else t2 // 2)
             off = (b0 if sh[BS0] else b0 // 2) + (b1 if sh[BS1] else b1 // 2) + (b2 if sh[BS2] else b2 // 2)
         else:  # the running total: scored rows only
-            tour = ((tv[sh[T0]] if sh[TS0] else 0) + (tv[sh[T1]] if sh[TS1] else 0)
-                    + (tv[sh[T2]] if sh[TS2] else 0))
-            off = ((ov[sh[B0]] if sh[BS0] else 0) + (ov[sh[B1]] if sh[BS1] else 0)
-                   + (ov[sh[B2]] if sh[BS2] else 0))
-        return (self.grandma_cum[sh[GR]], (sh[ST] + sh[IN]) * sh[SC] + max(0, sh[SSTAR]), tour,
-                max(0, sh[SL], sh[SD]), off, max(0, sh[OSTAR]), sh[C0] + sh[C1],
-                self.personal_value if (final and personal_met) else 0, self.tz_cum[sh[TZ]], self.tr_cum[sh[TR]])
+            tour = (tv[sh[T0]] if sh[TS0] else 0) + (tv[sh[T1]] if sh[TS1] else 0) + (tv[sh[T2]] if sh[TS2] else 0)
+            off = (ov[sh[B0]] if sh[BS0] else 0) + (ov[sh[B1]] if sh[BS1] else 0) + (ov[sh[B2]] if sh[BS2] else 0)
+        return (
+            self.grandma_cum[sh[GR]],
+            (sh[ST] + sh[IN]) * sh[SC] + max(0, sh[SSTAR]),
+            tour,
+            max(0, sh[SL], sh[SD]),
+            off,
+            max(0, sh[OSTAR]),
+            sh[C0] + sh[C1],
+            self.personal_value if (final and personal_met) else 0,
+            self.tz_cum[sh[TZ]],
+            self.tr_cum[sh[TR]],
+        )
 
     def breakdown(self, sh: Sequence[int], final: bool, personal_met: bool = False) -> dict[str, int]:
         """:meth:`points` by category name."""
@@ -292,8 +361,10 @@ class GetOnBoardGame(Game):
         # shape of ticket t on sheet type s: ticket_shape[s][t] -> (name, steps) (s, t from 1)
         none: tuple[str, tuple[int, ...]] = ("", ())
         self.ticket_shape: list[list[tuple[str, tuple[int, ...]]]] = [[]]
-        self.ticket_shape += [[none] + [(nm, self.shape_steps[nm]) for nm in comp["ticket_shapes"][str(s)]]
-                              for s in range(1, self.sheet_types + 1)]
+        self.ticket_shape += [
+            [none] + [(nm, self.shape_steps[nm]) for nm in comp["ticket_shapes"][str(s)]]
+            for s in range(1, self.sheet_types + 1)
+        ]
         self.max_shape = max(len(v) for v in self.shape_steps.values())
         if self.max_shape > MAX_SHAPE:
             raise ConfigError(f"components.json: a shape has at most {MAX_SHAPE} markers (observation layout)")
@@ -304,8 +375,10 @@ class GetOnBoardGame(Game):
         if self.commons_in_play != 2:
             raise ConfigError("components.json: the sheet has exactly 2 common-objective boxes")
         if len(m.objectives) < self.max_players or self.sheet_types < self.max_players:
-            raise ConfigError(f"option map={self.options['map']!r}: too few sheets or personal objectives for "
-                              f"{self.max_players} players")
+            raise ConfigError(
+                f"option map={self.options['map']!r}: too few sheets or personal objectives for "
+                f"{self.max_players} players"
+            )
         if m.departures < self.dep_per_player * self.max_players:
             raise ConfigError(f"option map={self.options['map']!r}: too few departures")
         self.maxp = max(self.max_players, 1)
@@ -325,21 +398,27 @@ class GetOnBoardGame(Game):
         self._dep_masks = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self._dep_masks[A_TICKET_LOW] = self._dep_masks[A_TICKET_HIGH] = 1
         # common objectives: (sheet fields summed by Rules.counter, threshold)
-        cidx = {"grandmas": (GR,), "students": (ST, IN), "tourists": (T0, T1, T2), "workers": (B0, B1, B2),
-                "light_sights": (NL,)}
+        cidx = {
+            "grandmas": (GR,),
+            "students": (ST, IN),
+            "tourists": (T0, T1, T2),
+            "workers": (B0, B1, B2),
+            "light_sights": (NL,),
+        }
         self.common_sum = [(cidx.get(c["counter"], (ND,)), c["threshold"]) for c in self.commons]
         self.tz_max, self.tr_max = self.rules.tz_max, self.rules.tr_max
         # the seat order clockwise from each inspector (GB-R8)
-        self.rotation = {n: [tuple((i0 + i) % n for i in range(n)) for i0 in range(n)]
-                         for n in range(1, self.maxp + 1)}
+        self.rotation = {n: [tuple((i0 + i) % n for i in range(n)) for i0 in range(n)] for n in range(1, self.maxp + 1)}
 
     def check_players(self, num_players: int) -> None:
         if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
             raise ConfigError(f"{self.env_id}: num_players must be an int, got {num_players!r}")
         if not self.min_players <= num_players <= self.max_players:
-            raise ConfigError(f"{self.env_id}: num_players={num_players} is outside "
-                              f"{self.min_players}..{self.max_players}"
-                              + ("" if self.solo else " (one player needs solo_practice=True)"))
+            raise ConfigError(
+                f"{self.env_id}: num_players={num_players} is outside "
+                f"{self.min_players}..{self.max_players}"
+                + ("" if self.solo else " (one player needs solo_practice=True)")
+            )
 
     def schedule(self, n: int) -> list[tuple[int, int]]:
         """The setup deal, card by card (spec section 3)."""
@@ -389,32 +468,35 @@ class GetOnBoardGame(Game):
         n, m = num_players, self.map
         N, R = m.n, m.r
         sheet = Tuple(*(Int(lo, hi) for lo, hi in self.sheet_ranges()))
-        sc = self._schemas[n] = Dict({
-            "ph": Int(0, len(PHASE_NAMES) - 1),
-            "deal_i": Int(0, len(self.schedule(n))),
-            "sheet_type": List(Int(0, self.sheet_types), length=n),  # 0 = not dealt yet
-            "personal": List(Int(-1, len(m.objectives) - 1), length=n),  # -1 = not dealt yet
-            "common": List(Int(0, len(self.commons) - 1), max_len=self.commons_in_play, unique=True),
-            "tickets": List(List(Int(1, m.departures), max_len=self.dep_per_player, unique=True, sorted_=True),
-                            length=n),
-            "choice": List(Int(-1, self.dep_per_player - 1), length=n),  # -1 = not chosen yet
-            "inspector": Int(-1, n - 1),
-            "used": List(Int(1, self.tickets), max_len=self.rounds, unique=True),
-            "order": List(Int(0, n - 1), max_len=n, unique=True),
-            "opos": Int(0, n - 1),
-            "cur": Int(-1, n - 1),
-            "k": Int(0, self.max_shape),
-            "prev": Int(-1, len(DIR_NAMES) - 1),
-            "extra": Bool(),
-            # a route visits each intersection once, except the last marker of an eliminated seat (GB-R19)
-            "route": List(List(Int(0, N - 1), max_len=N + 1), length=n),
-            "rroads": List(List(Int(0, R - 1), max_len=N, unique=True), length=n),  # GB-R16
-            "elim": List(Bool(), length=n),
-            "sheets": List(sheet, length=n),
-            "marks": List(Int(0, (1 << n) - 1), length=R),
-            "claimed": List(Bool(), length=self.commons_in_play),
-            "log": List(Int(0, n * R - 1), max_len=n * N),
-        })
+        sc = self._schemas[n] = Dict(
+            {
+                "ph": Int(0, len(PHASE_NAMES) - 1),
+                "deal_i": Int(0, len(self.schedule(n))),
+                "sheet_type": List(Int(0, self.sheet_types), length=n),  # 0 = not dealt yet
+                "personal": List(Int(-1, len(m.objectives) - 1), length=n),  # -1 = not dealt yet
+                "common": List(Int(0, len(self.commons) - 1), max_len=self.commons_in_play, unique=True),
+                "tickets": List(
+                    List(Int(1, m.departures), max_len=self.dep_per_player, unique=True, sorted_=True), length=n
+                ),
+                "choice": List(Int(-1, self.dep_per_player - 1), length=n),  # -1 = not chosen yet
+                "inspector": Int(-1, n - 1),
+                "used": List(Int(1, self.tickets), max_len=self.rounds, unique=True),
+                "order": List(Int(0, n - 1), max_len=n, unique=True),
+                "opos": Int(0, n - 1),
+                "cur": Int(-1, n - 1),
+                "k": Int(0, self.max_shape),
+                "prev": Int(-1, len(DIR_NAMES) - 1),
+                "extra": Bool(),
+                # a route visits each intersection once, except the last marker of an eliminated seat (GB-R19)
+                "route": List(List(Int(0, N - 1), max_len=N + 1), length=n),
+                "rroads": List(List(Int(0, R - 1), max_len=N, unique=True), length=n),  # GB-R16
+                "elim": List(Bool(), length=n),
+                "sheets": List(sheet, length=n),
+                "marks": List(Int(0, (1 << n) - 1), length=R),
+                "claimed": List(Bool(), length=self.commons_in_play),
+                "log": List(Int(0, n * R - 1), max_len=n * N),
+            }
+        )
         return sc
 
     def _state_from_dict(self, data: dict) -> GetOnBoardState:
@@ -434,6 +516,7 @@ class GetOnBoardGame(Game):
             v = data[f]
             setattr(st, f, [x[:] if isinstance(x, list) else x for x in v] if isinstance(v, list) else v)
         return st
+
 
 class GetOnBoardState(State):
     """One position of Get on Board."""
@@ -513,8 +596,30 @@ class GetOnBoardState(State):
         c._di = self._di
         return c
 
-    _FIELDS = ("ph", "deal_i", "sheet_type", "personal", "common", "tickets", "choice", "inspector", "used", "order",
-               "opos", "cur", "k", "prev", "extra", "route", "rroads", "elim", "sheets", "marks", "claimed", "log")
+    _FIELDS = (
+        "ph",
+        "deal_i",
+        "sheet_type",
+        "personal",
+        "common",
+        "tickets",
+        "choice",
+        "inspector",
+        "used",
+        "order",
+        "opos",
+        "cur",
+        "k",
+        "prev",
+        "extra",
+        "route",
+        "rroads",
+        "elim",
+        "sheets",
+        "marks",
+        "claimed",
+        "log",
+    )
 
     def _to_dict(self) -> dict:
         """The canonical fields (the core adds env id, version, options and num_players)."""
@@ -826,6 +931,7 @@ class GetOnBoardState(State):
             self.ph = P_END
         else:
             self.ph = P_REVEAL
+
     # ------------------------------------------------------------ results
     def personal_met(self, p: int) -> bool:
         """GB-R37: the route reached all three lettered intersections of the card."""
@@ -843,8 +949,10 @@ class GetOnBoardState(State):
         total (unscored rows at 0, no personal objective)."""
         final = self.ph == P_END
         rules = self.game.rules
-        return [0.0 if self.elim[p] else float(rules.total(self.sheets[p], final, final and self.personal_met(p)))
-                for p in range(self.num_players)]
+        return [
+            0.0 if self.elim[p] else float(rules.total(self.sheets[p], final, final and self.personal_met(p)))
+            for p in range(self.num_players)
+        ]
 
     def winners(self) -> list[int]:
         """GB-R43: highest total among non-eliminated players, ties shared; if every player was
@@ -895,7 +1003,7 @@ class GetOnBoardState(State):
             k = 0
             for j in others:
                 cnt = len(s.tickets[j])
-                s.tickets[j] = sorted(int(t) for t in pool[k:k + cnt])
+                s.tickets[j] = sorted(int(t) for t in pool[k : k + cnt])
                 k += cnt
                 if s.choice[j] >= 0:
                     s.choice[j] = int(rng.integers(len(s.tickets[j])))
@@ -927,14 +1035,20 @@ class GetOnBoardState(State):
         # --- setup deal (GB-R2..GB-R4): exactly the cards the deal schedule has dealt so far
         sched = g.schedule(n)
         if ph == P_DEAL:
-            _need(self.deal_i < len(sched), "deal_i", f"{self.deal_i}: the setup deal has {len(sched)} cards, "
-                  "the last one ends phase 'deal'")
+            _need(
+                self.deal_i < len(sched),
+                "deal_i",
+                f"{self.deal_i}: the setup deal has {len(sched)} cards, the last one ends phase 'deal'",
+            )
         else:
-            _need(self.deal_i == len(sched), "deal_i", f"{self.deal_i}: all {len(sched)} setup cards are dealt "
-                  f"before phase {phase!r}")
+            _need(
+                self.deal_i == len(sched),
+                "deal_i",
+                f"{self.deal_i}: all {len(sched)} setup cards are dealt before phase {phase!r}",
+            )
         got_sheet, got_personal, got_tickets = [False] * n, [False] * n, [0] * n
         got_common = got_inspector = 0
-        for kind, p in sched[:self.deal_i]:
+        for kind, p in sched[: self.deal_i]:
             if kind == K_SHEET:
                 got_sheet[p] = True
             elif kind == K_PERSONAL:
@@ -946,32 +1060,53 @@ class GetOnBoardState(State):
             else:
                 got_inspector = 1
         for p in range(n):
-            _need((self.sheet_type[p] > 0) == got_sheet[p], f"sheet_type[{p}]",
-                  f"{self.sheet_type[p]} (a sheet type 1..{g.sheet_types} once dealt, 0 before)")
-            _need((self.personal[p] >= 0) == got_personal[p], f"personal[{p}]",
-                  f"{self.personal[p]} (an objective card once dealt, -1 before)")
-            _need(len(self.tickets[p]) == got_tickets[p], f"tickets[{p}]",
-                  f"{len(self.tickets[p])} tickets, the deal has given {got_tickets[p]}")
+            _need(
+                (self.sheet_type[p] > 0) == got_sheet[p],
+                f"sheet_type[{p}]",
+                f"{self.sheet_type[p]} (a sheet type 1..{g.sheet_types} once dealt, 0 before)",
+            )
+            _need(
+                (self.personal[p] >= 0) == got_personal[p],
+                f"personal[{p}]",
+                f"{self.personal[p]} (an objective card once dealt, -1 before)",
+            )
+            _need(
+                len(self.tickets[p]) == got_tickets[p],
+                f"tickets[{p}]",
+                f"{len(self.tickets[p])} tickets, the deal has given {got_tickets[p]}",
+            )
         dealt = [t for t in self.sheet_type if t]
         _need(len(set(dealt)) == len(dealt), "sheet_type", "GB-R2: sheet types are dealt without repetition")
         dealt = [c for c in self.personal if c >= 0]
         _need(len(set(dealt)) == len(dealt), "personal", "GB-R2: personal objectives are dealt without repetition")
-        _need(len(self.common) == got_common, "common",
-              f"{len(self.common)} common objectives, the deal has drawn {got_common} (GB-R3)")
+        _need(
+            len(self.common) == got_common,
+            "common",
+            f"{len(self.common)} common objectives, the deal has drawn {got_common} (GB-R3)",
+        )
         dealt = [t for ts in self.tickets for t in ts]
         _need(len(set(dealt)) == len(dealt), "tickets", "GB-R4: departure tickets are dealt without repetition")
-        _need((self.inspector >= 0) == bool(got_inspector), "inspector",
-              f"{self.inspector} (a seat once the setup is dealt, -1 before)")
+        _need(
+            (self.inspector >= 0) == bool(got_inspector),
+            "inspector",
+            f"{self.inspector} (a seat once the setup is dealt, -1 before)",
+        )
         # --- departure choice (GB-R4): collected in seat order, then all pawns revealed
         if ph == P_DEPART:
             _need(self.cur >= 0, "cur", f"{self.cur}: the seat choosing its departure")
             for p in range(n):
-                _need((self.choice[p] >= 0) == (p < self.cur), f"choice[{p}]",
-                      f"{self.choice[p]}: seats before cur={self.cur} have chosen, the others not")
+                _need(
+                    (self.choice[p] >= 0) == (p < self.cur),
+                    f"choice[{p}]",
+                    f"{self.choice[p]}: seats before cur={self.cur} have chosen, the others not",
+                )
         else:
             for p in range(n):
-                _need((self.choice[p] >= 0) == (ph != P_DEAL), f"choice[{p}]",
-                      f"{self.choice[p]}: chosen after the departure phase, -1 before")
+                _need(
+                    (self.choice[p] >= 0) == (ph != P_DEAL),
+                    f"choice[{p}]",
+                    f"{self.choice[p]}: chosen after the departure phase, -1 before",
+                )
         # --- rounds (GB-R6, GB-R38)
         nu = len(self.used)
         alive = [p for p in range(n) if not self.elim[p]]
@@ -983,15 +1118,24 @@ class GetOnBoardState(State):
         elif ph == P_PLACE:
             _need(nu >= 1, "used", "a ticket is revealed in phase 'place'")
         else:
-            _need(nu >= 1 and (nu == g.rounds or not alive), "used",
-                  f"{nu} rounds played: the game ends after {g.rounds} rounds or when every player is "
-                  "eliminated (GB-R38)")
+            _need(
+                nu >= 1 and (nu == g.rounds or not alive),
+                "used",
+                f"{nu} rounds played: the game ends after {g.rounds} rounds or when every player is "
+                "eliminated (GB-R38)",
+            )
         if ph != P_PLACE:
             _need(self.cur == -1 or ph == P_DEPART, "cur", f"{self.cur}: nobody places a marker in phase {phase!r}")
-            _need(not self.order and self.opos == 0, "order", f"no turn order outside phase 'place' (order "
-                  f"{self.order}, opos {self.opos})")
-            _need(self.k == 0 and self.prev == -1 and not self.extra, "k",
-                  f"no marker in progress in phase {phase!r} (k {self.k}, prev {self.prev}, extra {self.extra})")
+            _need(
+                not self.order and self.opos == 0,
+                "order",
+                f"no turn order outside phase 'place' (order {self.order}, opos {self.opos})",
+            )
+            _need(
+                self.k == 0 and self.prev == -1 and not self.extra,
+                "k",
+                f"no marker in progress in phase {phase!r} (k {self.k}, prev {self.prev}, extra {self.extra})",
+            )
         if ph in (P_REVEAL, P_END) and alive:  # GB-R9: the inspector passes to a non-eliminated seat
             _need(not self.elim[self.inspector], "inspector", f"{self.inspector} is eliminated (GB-R9)")
         # --- routes (GB-R10, GB-R16, GB-R17, GB-R19) and board markers
@@ -1000,27 +1144,42 @@ class GetOnBoardState(State):
         for p in range(n):
             rt, rr = self.route[p], self.rroads[p]
             if not started:
-                _need(not rt and not rr and not self.elim[p], f"route[{p}]",
-                      f"no route (nor elimination) before the pawns are revealed (phase {phase!r})")
+                _need(
+                    not rt and not rr and not self.elim[p],
+                    f"route[{p}]",
+                    f"no route (nor elimination) before the pawns are revealed (phase {phase!r})",
+                )
                 continue
-            _need(bool(rt) and rt[0] == m.dep_node[self.tickets[p][self.choice[p]]], f"route[{p}]",
-                  "a route starts at the chosen departure (GB-R4, GB-R10)")
+            _need(
+                bool(rt) and rt[0] == m.dep_node[self.tickets[p][self.choice[p]]],
+                f"route[{p}]",
+                "a route starts at the chosen departure (GB-R4, GB-R10)",
+            )
             _need(len(rr) == len(rt) - 1, f"rroads[{p}]", f"{len(rr)} roads for a route of {len(rt)} intersections")
             for i, r in enumerate(rr):
                 a, b = m.roads[r]
                 if not ((a == rt[i] and b == rt[i + 1]) or (b == rt[i] and a == rt[i + 1])):
-                    _need(False, f"rroads[{p}][{i}]",
-                          f"road {r} does not join route[{p}][{i}] and route[{p}][{i + 1}] (GB-R10)")
+                    _need(
+                        False,
+                        f"rroads[{p}][{i}]",
+                        f"road {r} does not join route[{p}][{i}] and route[{p}][{i + 1}] (GB-R10)",
+                    )
                 marks[r] |= 1 << p
             seen = set(rt)
             if len(seen) == len(rt):
                 if self.elim[p]:  # GB-R17: eliminated with every road from the end already an own road
-                    _need(all(marks[r] >> p & 1 for _, r, _ in m.exits[rt[-1]]), f"elim[{p}]",
-                          "eliminated without returning to its route (GB-R19) or running out of roads (GB-R17)")
+                    _need(
+                        all(marks[r] >> p & 1 for _, r, _ in m.exits[rt[-1]]),
+                        f"elim[{p}]",
+                        "eliminated without returning to its route (GB-R19) or running out of roads (GB-R17)",
+                    )
             else:
                 _need(self.elim[p], f"route[{p}]", "revisits an intersection without elimination (GB-R19)")
-                _need(len(seen) == len(rt) - 1 and rt[-1] in rt[:-1], f"route[{p}]",
-                      "only the last marker, which eliminates, may return to the route (GB-R19)")
+                _need(
+                    len(seen) == len(rt) - 1 and rt[-1] in rt[:-1],
+                    f"route[{p}]",
+                    "only the last marker, which eliminates, may return to the route (GB-R19)",
+                )
         _need(marks == self.marks, "marks", "the board markers differ from the routes")
         # every marker in board order: each seat's in route order; traffic replays from it (GB-R21)
         R = m.r
@@ -1042,54 +1201,81 @@ class GetOnBoardState(State):
         for p in range(n):
             rt, real = self.route[p], self.sheets[p]
             sh = new_sheet()
-            for q in (rt[1:-1] if (self.elim[p] and rt and rt[-1] in rt[:-1]) else rt[1:]):
+            for q in rt[1:-1] if (self.elim[p] and rt and rt[-1] in rt[:-1]) else rt[1:]:
                 if m.code[q]:
                     rules.reach(sh, m.code[q], m.star[q])
             if sh[:TZ] != real[:TZ]:
                 f = next(f for f in range(TZ) if sh[f] != real[f])
-                _need(False, f"sheets[{p}][{f}]", f"{SHEET_FIELDS[f]} is {real[f]}, the route gives {sh[f]} "
-                      "(GB-R24..GB-R34)")
-            _need(real[TR] == min(rules.tr_max, traffic[p]), f"sheets[{p}][{TR}]",
-                  f"traffic {real[TR]}, the board order of the markers gives {min(rules.tr_max, traffic[p])} (GB-R21)")
+                _need(
+                    False,
+                    f"sheets[{p}][{f}]",
+                    f"{SHEET_FIELDS[f]} is {real[f]}, the route gives {sh[f]} (GB-R24..GB-R34)",
+                )
+            _need(
+                real[TR] == min(rules.tr_max, traffic[p]),
+                f"sheets[{p}][{TR}]",
+                f"traffic {real[TR]}, the board order of the markers gives {min(rules.tr_max, traffic[p])} (GB-R21)",
+            )
             _need(real[ELIM] == int(self.elim[p]), f"sheets[{p}][{ELIM}]", f"eliminated box differs from elim[{p}]")
             for j in range(g.commons_in_play):
                 v = real[C0 + j]
-                _need(v in values, f"sheets[{p}][{C0 + j}]", f"common objective {j + 1} is worth one of {values} "
-                      "(GB-R36, GB-V4)")
+                _need(
+                    v in values,
+                    f"sheets[{p}][{C0 + j}]",
+                    f"common objective {j + 1} is worth one of {values} (GB-R36, GB-V4)",
+                )
                 if not v:
                     continue
                 _need(j < len(self.common), f"sheets[{p}][{C0 + j}]", "scored before it is drawn")
                 idxs, thr = g.common_sum[self.common[j]]
-                _need(sum(real[i] for i in idxs) >= thr, f"sheets[{p}][{C0 + j}]",
-                      f"common objective {g.commons[self.common[j]]['name']!r} scored but not met (GB-R36)")
+                _need(
+                    sum(real[i] for i in idxs) >= thr,
+                    f"sheets[{p}][{C0 + j}]",
+                    f"common objective {g.commons[self.common[j]]['name']!r} scored but not met (GB-R36)",
+                )
         # --- common objectives (GB-R35, GB-R36): checked at every round end for non-eliminated seats
         for j in range(g.commons_in_play):
             vals = [self.sheets[p][C0 + j] for p in range(n)]
-            _need(self.claimed[j] == any(vals), f"claimed[{j}]",
-                  "claimed exactly when a player has scored the objective (GB-R36)")
+            _need(
+                self.claimed[j] == any(vals),
+                f"claimed[{j}]",
+                "claimed exactly when a player has scored the objective (GB-R36)",
+            )
             if self.claimed[j]:
                 _need(completed >= 1, f"claimed[{j}]", "objectives are checked at the end of a round (GB-R35)")
-                _need(max(vals) == first, f"claimed[{j}]",
-                      f"the first players to meet an objective score {first} (GB-R36)")
+                _need(
+                    max(vals) == first,
+                    f"claimed[{j}]",
+                    f"the first players to meet an objective score {first} (GB-R36)",
+                )
             if ph in (P_REVEAL, P_END) and completed and j < len(self.common):
                 idxs, thr = g.common_sum[self.common[j]]
                 for p in alive:
                     met = sum(self.sheets[p][i] for i in idxs) >= thr
-                    _need(met == bool(vals[p]), f"sheets[{p}][{C0 + j}]",
-                          f"common objective {g.commons[self.common[j]]['name']!r} {'met' if met else 'not met'} "
-                          f"at the end of the round but {'not ' if met else ''}scored (GB-R35)")
+                    _need(
+                        met == bool(vals[p]),
+                        f"sheets[{p}][{C0 + j}]",
+                        f"common objective {g.commons[self.common[j]]['name']!r} {'met' if met else 'not met'} "
+                        f"at the end of the round but {'not ' if met else ''}scored (GB-R35)",
+                    )
         if ph != P_PLACE:
             return
         # --- the turn in progress (GB-R7, GB-R8, GB-R11..GB-R14, GB-R22)
         order, cur = self.order, self.cur
         rot = g.rotation[n][self.inspector]
-        _need(bool(order) and order[0] == self.inspector and [p for p in rot if p in order] == order, "order",
-              f"{order}: the non-eliminated seats clockwise from the inspector {self.inspector} (GB-R8)")
+        _need(
+            bool(order) and order[0] == self.inspector and [p for p in rot if p in order] == order,
+            "order",
+            f"{order}: the non-eliminated seats clockwise from the inspector {self.inspector} (GB-R8)",
+        )
         for p in range(n):
             _need(p in order or self.elim[p], "order", f"seat {p} is neither in the turn order nor eliminated (GB-R8)")
-        _need(self.opos < len(order) and order[self.opos] == cur, "cur",
-              f"{cur}: the seat at position opos={self.opos} of the turn order {order}")
-        for p in order[self.opos:]:
+        _need(
+            self.opos < len(order) and order[self.opos] == cur,
+            "cur",
+            f"{cur}: the seat at position opos={self.opos} of the turn order {order}",
+        )
+        for p in order[self.opos :]:
             _need(not self.elim[p], f"elim[{p}]", "a seat still to act this round (or acting) is not eliminated")
         steps = g.ticket_shape[self.sheet_type[cur]][self.used[-1]][1]
         rr = self.rroads[cur]
@@ -1097,8 +1283,11 @@ class GetOnBoardState(State):
             _need(self.k < len(steps), "k", f"{self.k}: the shape {steps} has {len(steps)} markers")
             _need(self.k <= len(rr), "k", f"{self.k} markers placed this turn, {len(rr)} in the route")
             want = self._dir_of(cur, len(rr) - 1) if self.k else -1
-            _need(self.prev == want, "prev", f"{self.prev}: the direction of the previous marker of this turn is "
-                  f"{want} (GB-R13)")
+            _need(
+                self.prev == want,
+                "prev",
+                f"{self.prev}: the direction of the previous marker of this turn is {want} (GB-R13)",
+            )
         else:  # GB-R22: all shape markers placed, then extras while they end on green lights
             _need(self.k == len(steps), "k", f"{self.k}: a green-light extra follows all {len(steps)} shape markers")
             rt = self.route[cur]
@@ -1110,8 +1299,12 @@ class GetOnBoardState(State):
                 if self.prev == self._dir_of(cur, j):
                     ok = True
                     break
-            _need(ok, "extra", "a green-light extra needs the shape and every extra so far to end on green lights, "
-                  f"and prev={self.prev} the direction of the last shape marker (GB-R22)")
+            _need(
+                ok,
+                "extra",
+                "a green-light extra needs the shape and every extra so far to end on green lights, "
+                f"and prev={self.prev} the direction of the last shape marker (GB-R22)",
+            )
 
     def check_invariants(self) -> None:
         """The canonical fields (``_check_fields``), a marker to place in phase 'place', the derived

@@ -11,6 +11,7 @@ by a projected spooky total (lower is better):
 Placement (setup and between rounds) prefers spaces far ahead of Hugo and just before a free room
 door, so the guest can dive into a room soon.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -63,7 +64,7 @@ def projected(state: HiddenCastleState) -> list[float]:
             m = -(-_hugo_distance(state, lc) // v)
             out[p] += cap * (_RISK[m] if m < len(_RISK) else 0.02)
             if variant:
-                out[p] += 0.5          # will end the round on -2 if it never gets in
+                out[p] += 0.5  # will end the round on -2 if it never gets in
         elif variant and ROOM0 <= lc < STEP0:
             out[p] += side.room_points[lc - ROOM0 + 1]
         elif variant and STEP0 <= lc < UNPLACED:

@@ -5,6 +5,7 @@ move tables of a side are built in ``HiddenCastleGame.setup`` (rules.py), from t
 The bounds below are fixed by the action layout (PLACE 0..39, MOVE targets 1..11, 6 guest slots)
 and the observation layout; a data file outside them is refused.
 """
+
 from __future__ import annotations
 
 from functools import cache
@@ -20,21 +21,32 @@ SCHEMA = {
     "die_note?": str,
     "guests_per_player": {str(n): int for n in range(2, 9)},
     "hugo_side": {
-        "gallery_size": int, "steps": [int], "limited_steps": int, "overflow_step": int,
-        "hugo_path": int, "start_trail": int, "end_trail": int,
-        "clock": [{"label": str, "speed": int}], "rooms": [_ROOM],
+        "gallery_size": int,
+        "steps": [int],
+        "limited_steps": int,
+        "overflow_step": int,
+        "hugo_path": int,
+        "start_trail": int,
+        "end_trail": int,
+        "clock": [{"label": str, "speed": int}],
+        "rooms": [_ROOM],
     },
     "midnight_side": {
-        "gallery_size": int, "steps": [int], "limited_steps": int, "overflow_step": int,
-        "hugo_path": int, "rounds": int, "hugo_speed": {str(n): int for n in range(2, 9)},
+        "gallery_size": int,
+        "steps": [int],
+        "limited_steps": int,
+        "overflow_step": int,
+        "hugo_path": int,
+        "rounds": int,
+        "hugo_speed": {str(n): int for n in range(2, 9)},
         "rooms": [_ROOM],
     },
 }
 
-GALLERY = 40        # fixed by the action layout (PLACE 0..39)
-MAX_GUESTS = 6      # guest slots per player (HC-R1)
-MAX_ROOMS = 11      # room ids 1..11 in MOVE targets
-MAX_STEPS = 9       # cellar steps on either side
+GALLERY = 40  # fixed by the action layout (PLACE 0..39)
+MAX_GUESTS = 6  # guest slots per player (HC-R1)
+MAX_ROOMS = 11  # room ids 1..11 in MOVE targets
+MAX_STEPS = 9  # cellar steps on either side
 MAX_PLAYERS = 8
 MAX_ROLL = 5
 DIE_FACES = 6

@@ -24,6 +24,7 @@ state's ``encoder_cache`` (a :class:`_Planes`, read and written only here; the r
 it) holds them with the guest locations they were built from, and each ``encode`` updates only
 the guests that moved since. A clone or a loaded state starts without one (built on first use).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -44,9 +45,10 @@ from .rules import (
     Phase,
 )
 
-SCORE_SCALE = 0.02   # spooky points x 1/50
-SPEED_DIV = 7.0      # Hugo's speed / 7 (the fastest clock speed)
-MY = MAX_GUESTS * NUM_PLACES   # length of the my_guests block
+SCORE_SCALE = 0.02  # spooky points x 1/50
+SPEED_DIV = 7.0  # Hugo's speed / 7 (the fastest clock speed)
+MY = MAX_GUESTS * NUM_PLACES  # length of the my_guests block
+
 
 class _Planes:
     """The guest planes of one state: ``me`` holds, per seat p, the one-hot place of each of p's
@@ -61,7 +63,7 @@ class _Planes:
         self.loc = loc
         self.me = me
         self.cnt = cnt
-        self.me_v: Any = me.data         # memoryviews of float32 items (typed for bytes in the stubs)
+        self.me_v: Any = me.data  # memoryviews of float32 items (typed for bytes in the stubs)
         self.cnt_v: Any = cnt.data
 
 
@@ -69,7 +71,7 @@ class HiddenCastleEncoder(Encoder):
     game: HiddenCastleGame
 
     def build(self, L: Layout) -> None:
-        comp = self.game.components          # both sides: the layout is the same under either
+        comp = self.game.components  # both sides: the layout is the same under either
         self.cellar = max(comp["hugo_side"]["hugo_path"], comp["midnight_side"]["hugo_path"])
         clock_len = len(comp["hugo_side"]["clock"])
         rounds = max(1, comp["midnight_side"]["rounds"])
@@ -89,7 +91,7 @@ class HiddenCastleEncoder(Encoder):
         self._blank: dict[int, np.ndarray] = {}
         for n in range(1, MAX_PLAYERS + 1):
             t = np.zeros(L.size, dtype=np.float32)
-            t[self.present:self.present + n] = 1.0
+            t[self.present : self.present + n] = 1.0
             self._blank[n] = t
 
     # ------------------------------------------------------------------ guest planes
@@ -141,12 +143,12 @@ class HiddenCastleEncoder(Encoder):
         obs = self._blank[n].copy()
         o = self.my_guests
         s = seat * MY
-        obs[o:o + MY] = c.me[s:s + MY]
+        obs[o : o + MY] = c.me[s : s + MY]
         w = n * NUM_PLACES
         o = self.guest_counts
         s = seat * NUM_PLACES
-        obs[o:o + w] = c.cnt[s:s + w]
-        v: Any = obs.data                   # single entries: Python floats, rounded to float32 as numpy does
+        obs[o : o + w] = c.cnt[s : s + w]
+        v: Any = obs.data  # single entries: Python floats, rounded to float32 as numpy does
         spooky = state.spooky
         o = self.score
         for r in range(n):

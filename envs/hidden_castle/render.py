@@ -1,4 +1,5 @@
 """Text (ansi) and picture (rgb_array) renders of Escape from the Hidden Castle."""
+
 from __future__ import annotations
 
 import math
@@ -29,8 +30,10 @@ def render_text(state) -> str:
     def tag(gi: int) -> str:
         return f"{LETTERS[gi // g]}{gi % g}"
 
-    lines = [f"Escape from the Hidden Castle{' - Midnight Party' if state.variant else ''}"
-             f"  | phase {state.phase()}  | start player P{state.start}"]
+    lines = [
+        f"Escape from the Hidden Castle{' - Midnight Party' if state.variant else ''}"
+        f"  | phase {state.phase()}  | start player P{state.start}"
+    ]
     if state.variant:
         lines.append(f"round {state.round}/{game.rounds}  Hugo speed {state.speed()}")
     else:
@@ -110,9 +113,19 @@ def _room_spots(side) -> dict[int, float]:
 def _ghost(c: Canvas, x: float, y: float, size: float = 18) -> None:
     s = size
     c.circle((x, y - s * 0.3), s * 0.7, fill=GHOST, outline=INK, width=2)
-    c.polygon([(x - s * 0.7, y - s * 0.3), (x + s * 0.7, y - s * 0.3), (x + s * 0.7, y + s * 0.8),
-               (x + s * 0.35, y + s * 0.5), (x, y + s * 0.8), (x - s * 0.35, y + s * 0.5),
-               (x - s * 0.7, y + s * 0.8)], fill=GHOST, outline=INK)
+    c.polygon(
+        [
+            (x - s * 0.7, y - s * 0.3),
+            (x + s * 0.7, y - s * 0.3),
+            (x + s * 0.7, y + s * 0.8),
+            (x + s * 0.35, y + s * 0.5),
+            (x, y + s * 0.8),
+            (x - s * 0.35, y + s * 0.5),
+            (x - s * 0.7, y + s * 0.8),
+        ],
+        fill=GHOST,
+        outline=INK,
+    )
     c.rect((x - s * 0.69, y - s * 0.3, x + s * 0.69, y + s * 0.2), fill=GHOST, outline=GHOST)
     c.circle((x - s * 0.25, y - s * 0.4), s * 0.12, fill=INK, outline=INK)
     c.circle((x + s * 0.25, y - s * 0.4), s * 0.12, fill=INK, outline=INK)
@@ -183,8 +196,9 @@ def render_rgb(state) -> np.ndarray:
     # cellar steps inside the ring
     nst = len(side.steps)
     top = CY - 150
-    c.rect((CX - 150, top - 30, CX + 150, top + 26 * nst + 40), fill=(45, 38, 55), outline=(20, 18, 30),
-           width=2, radius=10)
+    c.rect(
+        (CX - 150, top - 30, CX + 150, top + 26 * nst + 40), fill=(45, 38, 55), outline=(20, 18, 30), width=2, radius=10
+    )
     c.text((CX, top - 16), "Cellar", size=15, fill=(230, 220, 200), anchor="mm")
     for j, v in enumerate(side.steps):
         yy = top + 26 * j
@@ -197,9 +211,9 @@ def render_rgb(state) -> np.ndarray:
     if state.hugo < 0:
         taken = side.hugo_path + state.hugo
         if state.variant:
-            j = taken                    # starts on step index 0 (-10)
+            j = taken  # starts on step index 0 (-10)
         else:
-            j = taken - 1                # -1 = the start space by the cellar door
+            j = taken - 1  # -1 = the start space by the cellar door
         if j < 0:
             hx, hy = CX, top + 26 * nst + 18
             c.text((CX + 40, hy), "start", size=10, fill=(230, 220, 200), anchor="lm")
@@ -219,8 +233,7 @@ def render_rgb(state) -> np.ndarray:
         c.text((px + 32, 62), f"Hugo moves {state.speed()}", size=11, fill=(220, 210, 190), anchor="mm")
     else:
         _clock(c, px + 32, 84, state)
-    c.text((px + 32, 168), "Totals" if state.variant else "Spooky trail", size=13,
-           fill=(240, 230, 210), anchor="mm")
+    c.text((px + 32, 168), "Totals" if state.variant else "Spooky trail", size=13, fill=(240, 230, 210), anchor="mm")
     lo, hi = min(0, min(state.spooky)), max(50, max(state.spooky) + 4)
     y_top, y_bot = 185, H - 90
     c.rect((px - 20, y_top, px + 84, y_bot), fill=(35, 30, 48), outline=(120, 110, 130), radius=4)
@@ -247,8 +260,9 @@ def render_rgb(state) -> np.ndarray:
     if state.is_terminal():
         msg = "Game over - winner(s): " + ", ".join(f"P{p}" for p in state.winners())
     elif cp >= 0:
-        what = {1: "places a guest", 3: f"rolled {state.roll}: moves a guest",
-                4: "places a cellar guest"}.get(state.phase_id, state.phase())
+        what = {1: "places a guest", 3: f"rolled {state.roll}: moves a guest", 4: "places a cellar guest"}.get(
+            state.phase_id, state.phase()
+        )
         msg = f"P{cp} {what}"
     else:
         msg = f"P{state.turn} to roll" if state.phase_id == 2 else "choosing the start player"
@@ -257,8 +271,12 @@ def render_rgb(state) -> np.ndarray:
     if who >= 0:
         c.circle((32, H - 29), 7, fill=PLAYER_COLORS[who], outline=INK)
     c.text((46, H - 29), msg, size=14, fill=(240, 230, 210), anchor="lm")
-    c.text((16, 14), "Escape from the Hidden Castle" + (" - Midnight Party" if state.variant else ""),
-           size=18, fill=(240, 230, 210))
+    c.text(
+        (16, 14),
+        "Escape from the Hidden Castle" + (" - Midnight Party" if state.variant else ""),
+        size=18,
+        fill=(240, 230, 210),
+    )
     return c.to_array()
 
 

@@ -1,20 +1,22 @@
 """Hydropolis (``hydropolis_v0``): a shared pipe network of upright Waterworks cards; see RULES.md.
 
-    data/decks/<name>.json  the card decks (HY-R1, HY-V4), validated by data.py
-    data.py                 the loader (core.data.load_json / resolve_data), cached with functools.cache
-    rules.py                Game + State: rules only; imports core and data, never encoder/bot/render
-    encoder.py              the observation: named blocks (core.encoder.Layout) + encode()
-    bot.py                  the heuristic (uses the rules; never the encoder)
-    render.py               render_text (ansi, str(state)) and render_rgb (rgb_array)
-    __init__.py             SPEC: the one place the parts are put together
+data/decks/<name>.json  the card decks (HY-R1, HY-V4), validated by data.py
+data.py                 the loader (core.data.load_json / resolve_data), cached with functools.cache
+rules.py                Game + State: rules only; imports core and data, never encoder/bot/render
+encoder.py              the observation: named blocks (core.encoder.Layout) + encode()
+bot.py                  the heuristic (uses the rules; never the encoder)
+render.py               render_text (ansi, str(state)) and render_rgb (rgb_array)
+__init__.py             SPEC: the one place the parts are put together
 """
+
 from ..core.spec import GameSpec
 from .bot import heuristic
 from .encoder import HydropolisEncoder
 from .render import render_rgb, render_text
 from .rules import HydropolisGame, HydropolisState
 
-SPEC = GameSpec(rules=HydropolisGame, encoder=HydropolisEncoder, heuristic=heuristic,
-                renderer=render_rgb, text=render_text)
+SPEC = GameSpec(
+    rules=HydropolisGame, encoder=HydropolisEncoder, heuristic=heuristic, renderer=render_rgb, text=render_text
+)
 
 __all__ = ["SPEC", "HydropolisGame", "HydropolisState"]

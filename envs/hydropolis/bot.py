@@ -5,6 +5,7 @@ subtracts small penalties: laying a leaky card (the next player may cover it for
 copper (copper pairs are worth more later). In the first step it selects the card of the best
 play; in the second it lays the selected card on its best cell. Ties are broken at random.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -16,8 +17,8 @@ from ..core.game import ConfigError
 from .data import COPPER
 from .rules import HydropolisGame, HydropolisState
 
-LEAKY_GIFT = 2.0      # a leaky card lets the next player cover it for 5 + placement points
-COPPER_KEEP = 0.3     # copper meets copper for 3 rather than 2: keep it for later
+LEAKY_GIFT = 2.0  # a leaky card lets the next player cover it for 5 + placement points
+COPPER_KEEP = 0.3  # copper meets copper for 3 rather than 2: keep it for later
 
 
 def _value(state: HydropolisState, t: int, cell: int, rot: int) -> float:
@@ -39,10 +40,10 @@ def policy(state: HydropolisState, seat: int, rng: np.random.Generator) -> int:
         return int(legal[0])
     best: list[int] = []
     best_v = -1e9
-    if state.selected >= 0:                       # second step: choose the cell
+    if state.selected >= 0:  # second step: choose the cell
         t, rot = divmod(state.selected, 2)
         options = [(int(a), t, int(a) - g.cell_base, rot) for a in legal]
-    else:                                         # first step: choose the card of the best play
+    else:  # first step: choose the card of the best play
         fits = state.playable(seat)
         options = [(2 * int(t) + int(r), int(t), int(c), int(r)) for c, t, r in zip(*np.nonzero(fits))]
     for a, t, cell, rot in options:

@@ -11,6 +11,7 @@ by the rules (``rules.Geometry``).
 Edges are numbered N=0, E=1, S=2, W=3; rotating a card by 180 degrees maps edge d to (d + 2) % 4
 (HY-R7).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -31,8 +32,16 @@ KINDS = ("pipe", "tap", "outlet")
 DECK_SCHEMA = {
     "name": str,
     "note?": str,
-    "types": [{"code": str, "kind": str, "colour": str, "leaky": bool, "count": int,
-               "edges": {"N": str, "E": str, "S": str, "W": str}}],
+    "types": [
+        {
+            "code": str,
+            "kind": str,
+            "colour": str,
+            "leaky": bool,
+            "count": int,
+            "edges": {"N": str, "E": str, "S": str, "W": str},
+        }
+    ],
 }
 
 
@@ -46,8 +55,8 @@ class Deck:
     colour: tuple[int, ...]
     leaky: tuple[bool, ...]
     counts: tuple[int, ...]
-    edges: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]   # [type][rotation][direction]
-    symmetric: tuple[bool, ...]                                  # 180-degree symmetric
+    edges: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]  # [type][rotation][direction]
+    symmetric: tuple[bool, ...]  # 180-degree symmetric
 
     @property
     def num_types(self) -> int:
@@ -122,5 +131,6 @@ def _deck_file(path: Path, stamp: tuple[int, int], name: str) -> Deck:
         counts.append(int(t["count"]))
         edges.append((tuple(e0), tuple(e1)))
         sym.append(e0 == e1)
-    return Deck(data["name"], tuple(codes), tuple(kinds), tuple(colour), tuple(leaky), tuple(counts),
-                tuple(edges), tuple(sym))
+    return Deck(
+        data["name"], tuple(codes), tuple(kinds), tuple(colour), tuple(leaky), tuple(counts), tuple(edges), tuple(sym)
+    )

@@ -27,6 +27,7 @@ brought up to date when the history or the draw pile changed (nothing else chang
 rewriting only the card types whose counts differ; the action features are cached per state and
 step. ``tests/hydropolis`` compares the result with a plain reference encoder.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -38,16 +39,16 @@ from .data import CAP, COPPER, PIPE
 from .rules import DRAW, PLACE, PLAY, WRENCHES_TO_WIN, HydropolisGame, HydropolisState
 
 # planes of one table cell
-P_OCCUPIED, P_LEAKY, P_COPPER, P_EDGES = 0, 1, 2, 3   # P_EDGES + 2 d: pipe on side d, + 2 d + 1: cap
+P_OCCUPIED, P_LEAKY, P_COPPER, P_EDGES = 0, 1, 2, 3  # P_EDGES + 2 d: pipe on side d, + 2 d + 1: cap
 SIDES = 4
-P_TARGET = P_EDGES + 2 * SIDES                        # a card may be laid here
+P_TARGET = P_EDGES + 2 * SIDES  # a card may be laid here
 CARD_PLANES = P_TARGET + 1
 
-SEAT_FEATURES = 4           # present, score x SCORE_SCALE, hand size x HAND_SCALE, wrenches / 3
-COUNT_SCALE = 0.25          # own_hand, unseen: copies x this
-SCORE_SCALE = 0.01          # seats: score x this
-HAND_SCALE = 0.1            # seats: hand size x this
-ACTION_POINTS_SCALE = 0.1   # action_features: points x this
+SEAT_FEATURES = 4  # present, score x SCORE_SCALE, hand size x HAND_SCALE, wrenches / 3
+COUNT_SCALE = 0.25  # own_hand, unseen: copies x this
+SCORE_SCALE = 0.01  # seats: score x this
+HAND_SCALE = 0.1  # seats: hand size x this
+ACTION_POINTS_SCALE = 0.1  # action_features: points x this
 
 
 class _Cache:
@@ -60,14 +61,27 @@ class _Cache:
     and ``pubs[seat]`` (``pub``) it shows; ``afeat`` the sparse action features under ``akey``;
     ``pcache`` the first step's points per card and cell for the second."""
 
-    __slots__ = ("hist", "k", "buf", "view", "pub", "tails", "views", "tkeys", "owns", "pubs",
-                 "akey", "afeat", "pcache")
+    __slots__ = (
+        "hist",
+        "k",
+        "buf",
+        "view",
+        "pub",
+        "tails",
+        "views",
+        "tkeys",
+        "owns",
+        "pubs",
+        "akey",
+        "afeat",
+        "pcache",
+    )
 
     def __init__(self, hist: list, size: int):
         self.hist = hist
         self.k = 0
         self.buf = np.zeros(size, dtype=np.float32)
-        self.view: Any = self.buf.data      # float32 items as Python floats (cheaper than numpy's)
+        self.view: Any = self.buf.data  # float32 items as Python floats (cheaper than numpy's)
         self.pub: list[int] = []
         self.tails: dict[int, np.ndarray] = {}
         self.views: dict[int, Any] = {}
@@ -99,7 +113,7 @@ class HydropolisEncoder(Encoder):
         if g.options["action_features"]:
             self.action_features = "action_features"
             self.features = L.block("action_features", g.num_actions)
-        self.tail_len = self.to_move - self.own_hand     # the blocks own_hand .. passes (see _tail)
+        self.tail_len = self.to_move - self.own_hand  # the blocks own_hand .. passes (see _tail)
         # the planes of a card (type, rotation) on a cell
         deck = g.deck
         rows = np.zeros((T, 2, CARD_PLANES), dtype=np.float32)
@@ -108,7 +122,7 @@ class HydropolisEncoder(Encoder):
                 rows[t, rot, P_OCCUPIED] = 1.0
                 rows[t, rot, P_LEAKY] = float(deck.leaky[t])
                 rows[t, rot, P_COPPER] = float(deck.colour[t] == COPPER)
-                rows[t, rot, P_TARGET] = float(deck.leaky[t])   # HY-R9: a leaky card can be covered
+                rows[t, rot, P_TARGET] = float(deck.leaky[t])  # HY-R9: a leaky card can be covered
                 for d in range(SIDES):
                     e = deck.edges[t][rot][d]
                     if e == PIPE:
@@ -121,7 +135,7 @@ class HydropolisEncoder(Encoder):
     def _fill(self, c: _Cache, state: HydropolisState) -> None:
         """Write the whole table into ``c.buf`` (zeros before)."""
         o = self.table
-        planes = c.buf[o:o + self.game.num_cells * CARD_PLANES].reshape(-1, CARD_PLANES)
+        planes = c.buf[o : o + self.game.num_cells * CARD_PLANES].reshape(-1, CARD_PLANES)
         on = [cell for cell, t in enumerate(state.cell_t) if t >= 0]
         if on:
             planes[on] = self.card_rows[[state.cell_t[x] for x in on], [state.cell_r[x] for x in on]]
@@ -150,12 +164,12 @@ class HydropolisEncoder(Encoder):
             pub = c.pub
             for i in range(c.k, k):
                 cell = hist[i][2]
-                if cell < 0:                                 # a pass
+                if cell < 0:  # a pass
                     continue
-                pub[hist[i][1]] -= 1                         # hand -> table (a covered card stays seen)
+                pub[hist[i][1]] -= 1  # hand -> table (a covered card stays seen)
                 b = o + cell * CARD_PLANES
-                buf[b:b + CARD_PLANES] = rows[cell_t[cell], cell_r[cell]]
-                for nb in nbs[cell]:                         # HY-R8: the neighbours' playable flag
+                buf[b : b + CARD_PLANES] = rows[cell_t[cell], cell_r[cell]]
+                for nb in nbs[cell]:  # HY-R8: the neighbours' playable flag
                     if nb >= 0 and cell_t[nb] < 0:
                         v[o + nb * CARD_PLANES + P_TARGET] = 1.0 if nb in cand else 0.0
             c.k = k
@@ -176,15 +190,15 @@ class HydropolisEncoder(Encoder):
         elif c.tkeys[seat] == key:
             return tail
         c.tkeys[seat] = key
-        v = c.views[seat]                    # single entries: Python floats, rounded as numpy does
+        v = c.views[seat]  # single entries: Python floats, rounded as numpy does
         own, pub = state.hands[seat].tolist(), c.pub
         ol, pl = c.owns[seat], c.pubs[seat]
         if own != ol or pub != pl:
             u = self.unseen - self.own_hand
             for t, k, a, q, b in zip(range(self.T), own, ol, pub, pl):
                 if k != a or q != b:
-                    v[t] = k * COUNT_SCALE                   # own hand
-                    v[u + t] = (q - k) * COUNT_SCALE         # cards this seat has not seen
+                    v[t] = k * COUNT_SCALE  # own hand
+                    v[u + t] = (q - k) * COUNT_SCALE  # cards this seat has not seen
             c.owns[seat] = own
             c.pubs[seat] = pub[:]
         n = state.num_players
@@ -193,7 +207,7 @@ class HydropolisEncoder(Encoder):
         score, hand, wr = state.score, state.hand_sizes, state.wrenches
         i = self.seats - base
         p = seat
-        for _ in range(n):                                   # me first, then in turn order
+        for _ in range(n):  # me first, then in turn order
             v[i] = 1.0
             v[i + 1] = score[p] * SCORE_SCALE
             v[i + 2] = hand[p] * HAND_SCALE
@@ -213,7 +227,7 @@ class HydropolisEncoder(Encoder):
         if tail is None or c.tkeys[seat] != (k, state.pile_size):
             tail = self._tail(c, state, seat)
         out = c.buf.copy()
-        out[self.own_hand:self.to_move] = tail
+        out[self.own_hand : self.to_move] = tail
         if state.selected >= 0:
             out[self.selected + state.selected] = 1.0
         ph = state.phase_id
@@ -248,7 +262,7 @@ class HydropolisEncoder(Encoder):
         base = self.game.cell_base
         if state.phase_id == PLACE:
             tr = state.selected
-            pc = c.pcache                       # this turn's first step already scored every cell
+            pc = c.pcache  # this turn's first step already scored every cell
             if pc is not None and pc[0] == len(state.history) and tr in pc[1]:
                 best = pc[1][tr]
             else:
@@ -257,7 +271,7 @@ class HydropolisEncoder(Encoder):
         else:
             lb = geo.legal_bits
             hand = state.hand_bits[state.to_move]
-            per: dict[int, dict[int, int]] = {}     # card -> {cell action: points}, for the second step
+            per: dict[int, dict[int, int]] = {}  # card -> {cell action: points}, for the second step
             for cell in state.cand:
                 bits = lb[ctx[cell]] & hand
                 while bits:
@@ -269,7 +283,9 @@ class HydropolisEncoder(Encoder):
                         best[tr] = p
                     per.setdefault(tr, {})[base + cell] = p
             c.pcache = (len(state.history), per)
-        c.afeat = (np.fromiter(best.keys(), dtype=np.int64, count=len(best)),
-                   np.fromiter(best.values(), dtype=np.float32, count=len(best)))
+        c.afeat = (
+            np.fromiter(best.keys(), dtype=np.int64, count=len(best)),
+            np.fromiter(best.values(), dtype=np.float32, count=len(best)),
+        )
         c.akey = key
         return c.afeat

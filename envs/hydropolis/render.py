@@ -1,6 +1,7 @@
 """Hydropolis renders: ``render_text`` (ansi, the whole public state) and ``render_rgb`` (a picture
 of the table: upright cards with grey lead and copper pipes, caps, leaks, taps and outlets, plus
 scores, hand sizes, wrenches and the draw pile)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -28,8 +29,10 @@ def render_text(st) -> str:
     """The whole public state as text: scores, hands, pile, then the table, 3x3 characters a card."""
     g = st.game
     geo, deck = g.geo, g.deck
-    lines = [f"Hydropolis  phase: {PHASE_NAMES[st.phase_id]}  draw pile: {st.pile_size}  "
-             f"consecutive passes: {st.passes}  covered: {int(st.covered.sum())}"]
+    lines = [
+        f"Hydropolis  phase: {PHASE_NAMES[st.phase_id]}  draw pile: {st.pile_size}  "
+        f"consecutive passes: {st.passes}  covered: {int(st.covered.sum())}"
+    ]
     for p in range(st.num_players):
         mark = ">" if st.phase_id in (PLAY, PLACE) and st.to_move == p else " "
         extra = f"  wrenches {st.wrenches[p]}" if g.wrench else ""
@@ -65,8 +68,7 @@ def render_text(st) -> str:
         lines.append("    " + rows[0].rstrip())
         lines.append(f"{r:<3d} " + rows[1].rstrip())
         lines.append("    " + rows[2].rstrip())
-    lines.append("legend: + lead  C copper  ~ leaky lead  T tap  U outlet  | - pipe  o cap  "
-                  "? playable empty cell")
+    lines.append("legend: + lead  C copper  ~ leaky lead  T tap  U outlet  | - pipe  o cap  ? playable empty cell")
     return "\n".join(lines)
 
 
@@ -93,8 +95,7 @@ def _pipe_colour(deck, t: int):
 def draw_card(cv, x0: float, y0: float, deck, t: int, rot: int, highlight=None) -> None:
     """One upright card at (x0, y0): pipes from the centre to the open edges, caps as bars."""
     x1, y1 = x0 + CARD_W, y0 + CARD_H
-    cv.rect((x0, y0, x1, y1), fill=CARD, outline=highlight or (90, 80, 60), width=3 if highlight else 1,
-            radius=4)
+    cv.rect((x0, y0, x1, y1), fill=CARD, outline=highlight or (90, 80, 60), width=3 if highlight else 1, radius=4)
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     col, dark = _pipe_colour(deck, t)
     ends = {0: (cx, y0 + 1), 1: (x1 - 1, cy), 2: (cx, y1 - 1), 3: (x0 + 1, cy)}
@@ -107,16 +108,15 @@ def draw_card(cv, x0: float, y0: float, deck, t: int, rot: int, highlight=None) 
         ex, ey = ends[d]
         if e == PIPE:
             cv.line([(cx, cy), (ex, ey)], fill=col, width=w)
-        else:   # a pipe from the centre closed by a cap near the edge
-            cv.line([(cx, cy), ((cx + ex) / 2 + (ex - cx) * 0.25, (cy + ey) / 2 + (ey - cy) * 0.25)],
-                    fill=col, width=w)
+        else:  # a pipe from the centre closed by a cap near the edge
+            cv.line([(cx, cy), ((cx + ex) / 2 + (ex - cx) * 0.25, (cy + ey) / 2 + (ey - cy) * 0.25)], fill=col, width=w)
             px, py = cx + (ex - cx) * 0.8, cy + (ey - cy) * 0.8
             if d in (0, 2):
                 cv.rect((px - 8, py - 3, px + 8, py + 3), fill=dark, outline=(20, 20, 20))
             else:
                 cv.rect((px - 3, py - 8, px + 3, py + 8), fill=dark, outline=(20, 20, 20))
     cv.circle((cx, cy), w / 2 + 1, fill=col, outline=dark)
-    if deck.kinds[t] == "tap":       # a valve wheel
+    if deck.kinds[t] == "tap":  # a valve wheel
         cv.circle((cx, cy), 9, fill=None, outline=TAP_RED, width=3)
         cv.line([(cx - 9, cy), (cx + 9, cy)], fill=TAP_RED, width=2)
         cv.line([(cx, cy - 9), (cx, cy + 9)], fill=TAP_RED, width=2)
@@ -124,7 +124,7 @@ def draw_card(cv, x0: float, y0: float, deck, t: int, rot: int, highlight=None) 
         cv.rect((cx - 7, cy - 4, cx + 7, cy + 4), fill=dark, outline=(20, 20, 20))
         dy = 14 if edges[0] == PIPE else -14
         cv.circle((cx, cy + dy), 4, fill=WATER, outline=WATER)
-    if deck.leaky[t]:                # drops spraying from the leak
+    if deck.leaky[t]:  # drops spraying from the leak
         for dx, dy in ((-10, -12), (11, 10), (-12, 13)):
             cv.circle((cx + dx, cy + dy), 3, fill=WATER, outline=(30, 90, 180))
 
@@ -148,8 +148,13 @@ def render_rgb(st) -> np.ndarray:
         y0 = MARGIN + GAP + r * (CARD_H + GAP)
         t = st.cell_t[cell]
         if t < 0:
-            cv.rect((x0, y0, x0 + CARD_W, y0 + CARD_H), fill=None,
-                    outline=(235, 220, 120) if cell in st.cand else FELT_LINE, width=1, radius=4)
+            cv.rect(
+                (x0, y0, x0 + CARD_W, y0 + CARD_H),
+                fill=None,
+                outline=(235, 220, 120) if cell in st.cand else FELT_LINE,
+                width=1,
+                radius=4,
+            )
             continue
         hl = None
         if cell == last_cell:
@@ -159,24 +164,28 @@ def render_rgb(st) -> np.ndarray:
     px = MARGIN * 2 + tw
     cv.text((px, MARGIN), "Hydropolis", size=22, fill=(240, 240, 230))
     y = MARGIN + 34
-    cv.text((px, y), f"draw pile: {st.pile_size}   covered: {int(st.covered.sum())}", size=13,
-            fill=(230, 230, 220))
+    cv.text((px, y), f"draw pile: {st.pile_size}   covered: {int(st.covered.sum())}", size=13, fill=(230, 230, 220))
     y += 20
     cv.text((px, y), f"passes in a row: {st.passes}", size=13, fill=(230, 230, 220))
     y += 26
     for p in range(st.num_players):
         colp = PLAYER_COLORS[p % len(PLAYER_COLORS)]
         turn = st.phase_id in (PLAY, PLACE) and st.to_move == p
-        cv.rect((px, y, px + PANEL_W - 20, y + 44), fill=(250, 248, 240), outline=colp,
-                width=4 if turn else 2, radius=6)
+        cv.rect(
+            (px, y, px + PANEL_W - 20, y + 44), fill=(250, 248, 240), outline=colp, width=4 if turn else 2, radius=6
+        )
         cv.circle((px + 14, y + 22), 8, fill=colp)
         cv.text((px + 28, y + 5), f"player {p}" + ("  (to move)" if turn else ""), size=13)
         wr = f"   wrenches {st.wrenches[p]}" if g.wrench else ""
         cv.text((px + 28, y + 23), f"{st.score[p]} pts   hand {st.hand_sizes[p]}{wr}", size=13)
         y += 52
     if st.phase_id == OVER:
-        cv.text((px, y + 4), "game over - winner(s): " + ", ".join(str(w) for w in st.winners()), size=13,
-                fill=(255, 230, 120))
+        cv.text(
+            (px, y + 4),
+            "game over - winner(s): " + ", ".join(str(w) for w in st.winners()),
+            size=13,
+            fill=(255, 230, 120),
+        )
         y += 24
     if st.history:
         seat, t, _, _, pts = st.history[-1]
@@ -184,11 +193,13 @@ def render_rgb(st) -> np.ndarray:
         cv.text((px, y + 4), msg, size=13, fill=(230, 230, 220))
     # legend
     ly = H - MARGIN - CARD_H - 18
-    samples = [("lead", lambda t: deck.kinds[t] == "pipe" and deck.colour[t] == 0 and not deck.leaky[t]),
-               ("copper", lambda t: deck.colour[t] == COPPER),
-               ("leaky", lambda t: deck.leaky[t]),
-               ("cap", lambda t: CAP in deck.edges[t][0]),
-               ("tap", lambda t: deck.kinds[t] == "tap")]
+    samples = [
+        ("lead", lambda t: deck.kinds[t] == "pipe" and deck.colour[t] == 0 and not deck.leaky[t]),
+        ("copper", lambda t: deck.colour[t] == COPPER),
+        ("leaky", lambda t: deck.leaky[t]),
+        ("cap", lambda t: CAP in deck.edges[t][0]),
+        ("tap", lambda t: deck.kinds[t] == "tap"),
+    ]
     for i, (label, pred) in enumerate(samples):
         x = px + i * (CARD_W + 4)
         draw_card(cv, x, ly, deck, _first(deck, pred), 0)

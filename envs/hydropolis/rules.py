@@ -23,6 +23,7 @@ Version history:
         this module). The observation moved to encoder.py (same blocks, same values: the golden
         transcripts are unchanged); play is unchanged.
 """
+
 from __future__ import annotations
 
 import re
@@ -36,11 +37,11 @@ from ..core.game import CHANCE, TERMINAL, ConfigError, Game, Option, State
 from ..core.schema import Dict, Int, List, Spec, Str, Tuple
 from .data import CAP, NONE, PIPE, Deck, load_deck
 
-START_HAND = 3          # HY-R2
-WRENCH_POINTS = 15      # HY-V1
-WRENCHES_TO_WIN = 3     # HY-V1
-OVERLAY_BONUS = 5       # HY-R19
-MIN_SIDE, MAX_SIDE = 3, 31   # HY-V4: table columns and rows
+START_HAND = 3  # HY-R2
+WRENCH_POINTS = 15  # HY-V1
+WRENCHES_TO_WIN = 3  # HY-V1
+OVERLAY_BONUS = 5  # HY-R19
+MIN_SIDE, MAX_SIDE = 3, 31  # HY-V4: table columns and rows
 
 
 class Phase(IntEnum):
@@ -55,7 +56,7 @@ class Phase(IntEnum):
     OVER = 6
 
 
-DEAL, START_CARD, START_PLAYER, PLAY, PLACE, DRAW, OVER = Phase   # the hot paths read module names
+DEAL, START_CARD, START_PLAYER, PLAY, PLACE, DRAW, OVER = Phase  # the hot paths read module names
 PHASE_NAMES = tuple(p.name.lower() for p in Phase)
 
 
@@ -111,8 +112,14 @@ class Geometry:
                 rr, qq = r + dr, q + dq
                 row.append(rr * cols + qq if 0 <= rr < rows and 0 <= qq < cols else -1)
             nb.append(tuple(row))
-            nb8.append(tuple((r + dr) * cols + q + dq for dr in (-1, 0, 1) for dq in (-1, 0, 1)
-                             if (dr or dq) and 0 <= r + dr < rows and 0 <= q + dq < cols))
+            nb8.append(
+                tuple(
+                    (r + dr) * cols + q + dq
+                    for dr in (-1, 0, 1)
+                    for dq in (-1, 0, 1)
+                    if (dr or dq) and 0 <= r + dr < rows and 0 <= q + dq < cols
+                )
+            )
         self.nb = tuple(nb)
         self.nb8 = tuple(nb8)
         # legal[ctx, t, r]: HY-R11 (edge compatibility), HY-R12 (a connection), HY-R7 (one action per
@@ -131,8 +138,9 @@ class Geometry:
         self.live = live
         self.live_list = live.tolist()
         # bit (2 t + r) of legal_bits[ctx]: card t in rotation r fits a cell with that context
-        self.legal_bits = [sum(1 << (2 * t + r) for t in range(T) for r in range(2) if legal[ctx, t, r])
-                           for ctx in range(256)]
+        self.legal_bits = [
+            sum(1 << (2 * t + r) for t in range(T) for r in range(2) if legal[ctx, t, r]) for ctx in range(256)
+        ]
         # legal_by_card[2 t + r][ctx]: the same table, read per selected card
         self.legal_by_card = [legal[:, t, r].tolist() for t in range(T) for r in range(2)]
         # slot code (2 bits) each (type, rotation) shows on side d: edge + 1
@@ -143,10 +151,10 @@ class Geometry:
         # overlay bonus (HY-R19) this gives every play's points without a Python loop
         full = np.arange(256 * 16)
         conn = np.zeros((256 * 16, T, 2), dtype=np.int16)
-        edge = np.array(deck.edges, dtype=np.int64)                  # (T, 2, 4)
-        own_col = np.array(deck.colour, dtype=np.int64)[None, :]      # (1, T)
+        edge = np.array(deck.edges, dtype=np.int64)  # (T, 2, 4)
+        own_col = np.array(deck.colour, dtype=np.int64)[None, :]  # (1, T)
         for d in range(4):
-            s = (full >> (2 * d)) & 3                                # 0 empty, else their edge + 1
+            s = (full >> (2 * d)) & 3  # 0 empty, else their edge + 1
             col = (full >> (8 + d)) & 1
             theirs = (s - 1)[:, None, None]
             mine = edge[None, :, :, d]
@@ -178,21 +186,28 @@ class HydropolisGame(Game):
     env_id = "hydropolis_v0"
     name = "Hydropolis"
     version = 0
-    min_players = 1          # one player = solo score attack (HY-V5)
+    min_players = 1  # one player = solo score attack (HY-V5)
     max_players = 6
     default_players = 2
     options_spec = {
         "wrench": Option(False, "HY-V1: 15+ points in one turn earns a wrench; 3 wrenches win at once"),
         "target_score": Option(0, "HY-V2/HY-R22: a total that ends the game at once (0 = none)", type=int),
-        "overlay_scoring": Option("bonus_plus_placement", "HY-V3: covering a leaky card scores 5 plus "
-                                  "placement points, or exactly 5",
-                                  choices=("bonus_plus_placement", "bonus_only")),
+        "overlay_scoring": Option(
+            "bonus_plus_placement",
+            "HY-V3: covering a leaky card scores 5 plus placement points, or exactly 5",
+            choices=("bonus_plus_placement", "bonus_only"),
+        ),
         "table_size": Option("15x11", "HY-V4: table edge, 'COLSxROWS' (3..31 each)", type=str),
-        "deck": Option("waterworks_88", "HY-V4: deck data, a bundled name (data/decks/<name>.json) or a path "
-                       "to a .json file (relative to the working directory)", type=str),
+        "deck": Option(
+            "waterworks_88",
+            "HY-V4: deck data, a bundled name (data/decks/<name>.json) or a path "
+            "to a .json file (relative to the working directory)",
+            type=str,
+        ),
         "solo": Option(False, "HY-V5: solo score attack (requires num_players=1; one player is always solo)"),
-        "action_features": Option(False, "observation ends with the points each legal action scores now "
-                                  "(one float per action); slower"),
+        "action_features": Option(
+            False, "observation ends with the points each legal action scores now (one float per action); slower"
+        ),
     }
     score_scale = 0.002
     simultaneous = False
@@ -227,7 +242,7 @@ class HydropolisGame(Game):
         self.bonus_only = self.options["overlay_scoring"] == "bonus_only"
         self.deck_counts = np.array(deck.counts, dtype=np.int16)
         self.leaky = deck.leaky
-        self.sound = np.array([not x for x in self.leaky])   # card types that can never be covered
+        self.sound = np.array([not x for x in self.leaky])  # card types that can never be covered
         self.colour = deck.colour
 
     def check_players(self, num_players: int) -> None:
@@ -235,8 +250,10 @@ class HydropolisGame(Game):
         if self.options["solo"] and num_players != 1:
             raise ConfigError(f"option solo=True needs num_players=1, got num_players={num_players}")
         if self.deck.total < START_HAND * num_players + 1:
-            raise ConfigError(f"option deck={self.options['deck']!r} has {self.deck.total} cards, "
-                              f"too few for num_players={num_players}")
+            raise ConfigError(
+                f"option deck={self.options['deck']!r} has {self.deck.total} cards, "
+                f"too few for num_players={num_players}"
+            )
 
     def new_initial_state(self, num_players: int) -> HydropolisState:
         self.check_players(num_players)
@@ -255,33 +272,36 @@ class HydropolisGame(Game):
         T, C = self.num_types, self.num_cells
         counts = self.deck.counts
         total = self.deck.total
-        per_type = Tuple(*(Int(0, k) for k in counts))                     # HY-R1: copies per type
+        per_type = Tuple(*(Int(0, k) for k in counts))  # HY-R1: copies per type
         # HY-R9/R10: only leaky cards can ever be covered
         covered = Tuple(*(Int(0, k if self.leaky[t] else 0) for t, k in enumerate(counts)))
         top = self.max_play_points()
-        plays = total - 1                         # every card but the start card is played at most once
-        pile0 = total - START_HAND * n - 1        # the draw pile after the deal and the start card
+        plays = total - 1  # every card but the start card is played at most once
+        pile0 = total - START_HAND * n - 1  # the draw pile after the deal and the start card
         max_score = top * plays if not self.target else min(top * plays, self.target - 1 + top)
         wrenches = WRENCHES_TO_WIN if self.wrench else 0
         # turns: every play, every pass that draws, at most n passes with an empty pile per play (+1)
         max_turns = plays + pile0 + n * (plays + 1)
-        return Dict({
-            "phase": Str(PHASE_NAMES),
-            "deal_left": Int(0, START_HAND * n),
-            "to_move": Int(0, n - 1),
-            "selected": Int(-1, 2 * T - 1),
-            "hands": List(per_type, length=n),
-            "pile": per_type,
-            "cell_type": List(Int(-1, T - 1), length=C),
-            "cell_rot": List(Int(0, 1), length=C),
-            "covered": covered,
-            "scores": List(Int(0, max_score), length=n),
-            "wrenches": List(Int(0, wrenches), length=n),
-            "passes": Int(0, n),
-            "wrench_winner": Int(-1, n - 1 if self.wrench else -1),
-            "history": List(Tuple(Int(0, n - 1), Int(-1, T - 1), Int(-1, C - 1), Int(0, 1), Int(0, top)),
-                            max_len=max_turns),
-        })
+        return Dict(
+            {
+                "phase": Str(PHASE_NAMES),
+                "deal_left": Int(0, START_HAND * n),
+                "to_move": Int(0, n - 1),
+                "selected": Int(-1, 2 * T - 1),
+                "hands": List(per_type, length=n),
+                "pile": per_type,
+                "cell_type": List(Int(-1, T - 1), length=C),
+                "cell_rot": List(Int(0, 1), length=C),
+                "covered": covered,
+                "scores": List(Int(0, max_score), length=n),
+                "wrenches": List(Int(0, wrenches), length=n),
+                "passes": Int(0, n),
+                "wrench_winner": Int(-1, n - 1 if self.wrench else -1),
+                "history": List(
+                    Tuple(Int(0, n - 1), Int(-1, T - 1), Int(-1, C - 1), Int(0, 1), Int(0, top)), max_len=max_turns
+                ),
+            }
+        )
 
     def _state_from_dict(self, data: dict) -> HydropolisState:
         """Build the state from a dict that passed :meth:`state_schema` (types and sizes are exact)."""
@@ -325,23 +345,23 @@ class HydropolisState(State):
         self.num_players = n = num_players
         T, C = game.num_types, game.num_cells
         self.phase_id: Phase = DEAL
-        self.deal_left = START_HAND * n          # HY-R2
+        self.deal_left = START_HAND * n  # HY-R2
         self.to_move = 0
-        self.selected = -1                       # type * 2 + rotation chosen in the first step
+        self.selected = -1  # type * 2 + rotation chosen in the first step
         self.hands = np.zeros((n, T), dtype=np.int16)
         self.hand_sizes = [0] * n
-        self.pile = list(game.deck.counts)      # HY-R1: the whole deck, shuffled by drawing at random
+        self.pile = list(game.deck.counts)  # HY-R1: the whole deck, shuffled by drawing at random
         self.pile_size = sum(self.pile)
-        self.cell_t = [-1] * C                  # card type per cell, -1 = empty
+        self.cell_t = [-1] * C  # card type per cell, -1 = empty
         self.cell_r = [0] * C
         self.covered = np.zeros(T, dtype=np.int16)
         self.score = [0] * n
         self.wrenches = [0] * n
-        self.passes = 0                          # HY-R21 consecutive-pass counter
+        self.passes = 0  # HY-R21 consecutive-pass counter
         self.wrench_winner = -1
         # (seat, type, cell, rotation, points) of every turn; type -1 = a pass
         self.history: list[tuple[int, int, int, int, int]] = []
-        self._audit: _Replay | None = None      # check_invariants' replay of all but the last turn
+        self._audit: _Replay | None = None  # check_invariants' replay of all but the last turn
         self._rebuild()
 
     @classmethod
@@ -378,14 +398,14 @@ class HydropolisState(State):
         g = self.game
         C = g.num_cells
         self.ctx = [0] * C
-        self.colctx = [0] * C                  # bit d: the neighbour on side d is copper
+        self.colctx = [0] * C  # bit d: the neighbour on side d is copper
         nb8 = g.geo.nb8
-        self.n8 = n8 = [0] * C                 # HY-R16: cards in the 8 cells around each cell
+        self.n8 = n8 = [0] * C  # HY-R16: cards in the 8 cells around each cell
         for c, t in enumerate(self.cell_t):
             if t >= 0:
                 for nb in nb8[c]:
                     n8[nb] += 1
-        self.cand: set[int] = set()            # HY-R8/R9: the cells a card may be laid on
+        self.cand: set[int] = set()  # HY-R8/R9: the cells a card may be laid on
         self.on_table = np.zeros(g.num_types, dtype=np.int16)
         for c in range(C):
             if self.cell_t[c] >= 0:
@@ -412,17 +432,17 @@ class HydropolisState(State):
         for d, nb in enumerate(geo.nb[c]):
             if nb < 0:
                 continue
-            opp = (d + 2) & 3                    # the neighbour sees this card on its opposite side
+            opp = (d + 2) & 3  # the neighbour sees this card on its opposite side
             shift = 2 * opp
             v = (ctx[nb] & ~(3 << shift)) | (slot[d] << shift)
             ctx[nb] = v
             colctx[nb] = (colctx[nb] & ~(1 << opp)) | (copper << opp)
-            if cell_t[nb] < 0:                   # HY-R8: an empty cell a PIPE or CAP faces
+            if cell_t[nb] < 0:  # HY-R8: an empty cell a PIPE or CAP faces
                 if live[v]:
                     cand.add(nb)
-                else:                            # an overlay can close a pipe end
+                else:  # an overlay can close a pipe end
                     cand.discard(nb)
-        if self.game.leaky[t]:                   # HY-R9/R10: only a leaky card can be covered
+        if self.game.leaky[t]:  # HY-R9/R10: only a leaky card can be covered
             cand.add(c)
         else:
             cand.discard(c)
@@ -454,7 +474,7 @@ class HydropolisState(State):
         g = self.game
         m = np.zeros(g.num_actions, dtype=np.int8)
         ctx = self.ctx
-        if self.phase_id == PLACE:                     # second step: the cells the selected card fits
+        if self.phase_id == PLACE:  # second step: the cells the selected card fits
             ok = g.geo.legal_by_card[self.selected]
             base = g.cell_base
             for c in self.cand:
@@ -463,8 +483,8 @@ class HydropolisState(State):
             return m
         lb = g.geo.legal_bits
         bits = 0
-        for c in self.cand:                            # first step: cards with at least one legal cell
-            bits |= lb[ctx[c]]                         # HY-R7, R8/R9, R11-R14
+        for c in self.cand:  # first step: cards with at least one legal cell
+            bits |= lb[ctx[c]]  # HY-R7, R8/R9, R11-R14
         bits &= self.hand_bits[self.to_move]
         if bits:
             while bits:
@@ -472,7 +492,7 @@ class HydropolisState(State):
                 m[low.bit_length() - 1] = 1
                 bits ^= low
             return m
-        m[-1] = 1                                      # HY-R3/R5: pass only when nothing else is legal
+        m[-1] = 1  # HY-R3/R5: pass only when nothing else is legal
         return m
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
@@ -495,7 +515,7 @@ class HydropolisState(State):
         raise AssertionError("empty draw pile at a draw")  # pragma: no cover
 
     def is_legal_chance(self, outcome: Any) -> bool:
-        if outcome.__class__ is not int:          # the base class made integer-likes ints; never bools
+        if outcome.__class__ is not int:  # the base class made integer-likes ints; never bools
             return False
         if self.phase_id == START_PLAYER:
             return 0 <= outcome < self.num_players
@@ -515,7 +535,7 @@ class HydropolisState(State):
             t, r = divmod(self.selected, 2)
             self.selected = -1
             self._play(t, a - self.game.cell_base, r)
-        elif ph == DRAW:                        # HY-R4/R5: draw one card, then the next player
+        elif ph == DRAW:  # HY-R4/R5: draw one card, then the next player
             self.pile[a] -= 1
             self.pile_size -= 1
             p = self.to_move
@@ -524,7 +544,7 @@ class HydropolisState(State):
             self.hand_sizes[p] += 1
             self.to_move = (p + 1) % self.num_players
             self.phase_id = PLAY
-        elif ph == DEAL:                        # HY-R2: three cards each, dealt round the table
+        elif ph == DEAL:  # HY-R2: three cards each, dealt round the table
             n = self.num_players
             seat = (START_HAND * n - self.deal_left) % n
             self.pile[a] -= 1
@@ -535,7 +555,7 @@ class HydropolisState(State):
             self.deal_left -= 1
             if self.deal_left == 0:
                 self.phase_id = START_CARD
-        elif ph == START_CARD:                  # setup 3: top card face up, rotation 0, centre cell
+        elif ph == START_CARD:  # setup 3: top card face up, rotation 0, centre cell
             self.pile[a] -= 1
             self.pile_size -= 1
             self.on_table[a] += 1
@@ -554,9 +574,9 @@ class HydropolisState(State):
         cells around (``n8``), one
         connection per side from the geometry's table (HY-R17, HY-R18, by the neighbours' facing
         edges and colours), and the overlay bonus (HY-R19, HY-V3)."""
-        if self.cell_t[cell] >= 0:                         # HY-R19 overlay
+        if self.cell_t[cell] >= 0:  # HY-R19 overlay
             if self.game.bonus_only:
-                return OVERLAY_BONUS                       # HY-V3 bonus_only
+                return OVERLAY_BONUS  # HY-V3 bonus_only
             extra = OVERLAY_BONUS
         else:
             extra = 0
@@ -565,12 +585,12 @@ class HydropolisState(State):
     def _pass(self) -> None:
         p = self.to_move
         n = self.num_players
-        self.history.append((p, -1, -1, 0, 0))             # HY-R20: a pass scores 0
-        if self.pile_size > 0:                             # HY-R5: pass and draw
+        self.history.append((p, -1, -1, 0, 0))  # HY-R20: a pass scores 0
+        if self.pile_size > 0:  # HY-R5: pass and draw
             self.passes = 0
             self.phase_id = DRAW
             return
-        self.passes += 1                                   # HY-R6/R21: pass with an empty pile
+        self.passes += 1  # HY-R6/R21: pass with an empty pile
         if self.passes >= n:
             self.phase_id = OVER
         else:
@@ -582,7 +602,7 @@ class HydropolisState(State):
         p = self.to_move
         pts = self.points(t, cell, rot)
         old = self.cell_t[cell]
-        if old >= 0:                                       # HY-R9: the covered card leaves play
+        if old >= 0:  # HY-R9: the covered card leaves play
             self.covered[old] += 1
             self.on_table[old] -= 1
         self.hands[p, t] -= 1
@@ -602,11 +622,11 @@ class HydropolisState(State):
             self.phase_id = OVER
         elif g.target and self.score[p] >= g.target:
             self.phase_id = OVER
-        elif not self.cand:                                # HY-R26: closed network
+        elif not self.cand:  # HY-R26: closed network
             self.phase_id = OVER
-        elif self.pile_size > 0:                           # HY-R4
+        elif self.pile_size > 0:  # HY-R4
             self.phase_id = DRAW
-        else:                                              # HY-R6: play on from the hands
+        else:  # HY-R6: play on from the hands
             self.to_move = (p + 1) % self.num_players
             self.phase_id = PLAY
 
@@ -633,22 +653,22 @@ class HydropolisState(State):
         T = self.game.num_types
         for p in others:
             k = self.hand_sizes[p] - (p == self.to_move and reserved >= 0)
-            s.hands[p] = np.bincount(cards[i:i + k], minlength=T)
+            s.hands[p] = np.bincount(cards[i : i + k], minlength=T)
             if p == self.to_move and reserved >= 0:
                 s.hands[p, reserved] += 1
             s.hand_bits[p] = s._bits_of(p)
             i += k
         s.pile = np.bincount(cards[i:], minlength=T).tolist()
-        s._mask = None                                     # the seat to move may hold other cards
+        s._mask = None  # the seat to move may hold other cards
         return s
 
     def scores(self) -> list[float]:
         return [float(x) for x in self.score]
 
     def winners(self) -> list[int]:
-        if self.wrench_winner >= 0:                        # HY-V1: three wrenches win regardless of points
+        if self.wrench_winner >= 0:  # HY-V1: three wrenches win regardless of points
             return [self.wrench_winner]
-        best = max(self.score)                             # HY-R23: shared win on a tie
+        best = max(self.score)  # HY-R23: shared win on a tie
         return [i for i, v in enumerate(self.score) if v == best]
 
     def action_to_string(self, a: Any) -> str:
@@ -690,17 +710,24 @@ class HydropolisState(State):
         s.cand = set(self.cand)
         s.on_table = self.on_table.copy()
         s.hand_bits = list(self.hand_bits)
-        s.encoder_cache = None                             # a clone starts without one (core.game.State)
+        s.encoder_cache = None  # a clone starts without one (core.game.State)
         return s
 
     def _to_dict(self) -> dict:
         return {
             "phase": PHASE_NAMES[self.phase_id],
-            "deal_left": self.deal_left, "to_move": self.to_move, "selected": self.selected,
-            "hands": self.hands.tolist(), "pile": list(self.pile),
-            "cell_type": list(self.cell_t), "cell_rot": list(self.cell_r),
-            "covered": self.covered.tolist(), "scores": list(self.score), "wrenches": list(self.wrenches),
-            "passes": self.passes, "wrench_winner": self.wrench_winner,
+            "deal_left": self.deal_left,
+            "to_move": self.to_move,
+            "selected": self.selected,
+            "hands": self.hands.tolist(),
+            "pile": list(self.pile),
+            "cell_type": list(self.cell_t),
+            "cell_rot": list(self.cell_r),
+            "covered": self.covered.tolist(),
+            "scores": list(self.score),
+            "wrenches": list(self.wrenches),
+            "passes": self.passes,
+            "wrench_winner": self.wrench_winner,
             "history": [list(h) for h in self.history],
         }
 
@@ -725,8 +752,10 @@ class HydropolisState(State):
         assert self.covered.min() >= 0, "covered: a negative count"
         tot = self.hands.sum(axis=0) + pile + table + self.covered
         bad = np.flatnonzero(tot != g.deck_counts)
-        assert not len(bad), (f"hands/pile/cell_type/covered: {g.deck.type_name(int(bad[0]))} is there "
-                              f"{int(tot[bad[0]])} times, the deck has {int(g.deck_counts[bad[0]])} (HY-R1)")
+        assert not len(bad), (
+            f"hands/pile/cell_type/covered: {g.deck.type_name(int(bad[0]))} is there "
+            f"{int(tot[bad[0]])} times, the deck has {int(g.deck_counts[bad[0]])} (HY-R1)"
+        )
         assert not self.covered[g.sound].any(), "covered: only leaky cards can be covered (HY-R9, HY-R10)"
         assert (table == self.on_table).all(), "cell_type: the table counts are out of date"
         assert self.hand_sizes == self.hands.sum(axis=1).tolist(), "hands: the hand sizes are out of date"
@@ -734,12 +763,13 @@ class HydropolisState(State):
         assert 0 <= self.to_move < n, f"to_move: seat {self.to_move} of {n}"
         if ph in (DEAL, START_CARD, START_PLAYER):
             self._check_setup()
-            fresh = self.clone()                 # the incremental data equal a fresh rebuild
+            fresh = self.clone()  # the incremental data equal a fresh rebuild
             fresh._rebuild()
         else:
-            assert self.deal_left == 0, \
+            assert self.deal_left == 0, (
                 f"deal_left: {self.deal_left} cards still to deal in phase {self.phase()!r} (HY-R2)"
-            fresh = self._check_turns()          # the table data equal the history's replay
+            )
+            fresh = self._check_turns()  # the table data equal the history's replay
             fresh.hand_bits = [self._bits_of(p) for p in range(n)]
         assert fresh.ctx == self.ctx and fresh.cand == self.cand and fresh.hand_bits == self.hand_bits
         assert fresh.colctx == self.colctx and fresh.n8 == self.n8
@@ -751,14 +781,15 @@ class HydropolisState(State):
         ph = self.phase_id
         p, t, c, r, pts = entry = self.history[i]
         rp = R.rp
-        if t < 0:                                           # HY-R5, HY-R21
+        if t < 0:  # HY-R5, HY-R21
             R.streak = 0 if R.pile > 0 else R.streak + 1
             R.won = False
             ending = "HY-R21: every seat passed with an empty draw pile" if R.streak == self.num_players else ""
         else:
             tr = 2 * t + r
-            assert c in rp.cand and g.geo.legal_by_card[tr][rp.ctx[c]], \
+            assert c in rp.cand and g.geo.legal_by_card[tr][rp.ctx[c]], (
                 f"history[{i}]: {g.play_name(t, c, r)} is not a legal play there (HY-R7 to HY-R14)"
+            )
             want = rp.play_points(c, tr)
             assert pts == want, f"history[{i}]: the play scored {pts}, the rules give {want} (HY-R16 to HY-R19)"
             rp._place(c, t, r)
@@ -769,16 +800,23 @@ class HydropolisState(State):
                 R.wr[p] += 1
             R.won = won = g.wrench and R.wr[p] >= WRENCHES_TO_WIN
             # HY-R25: the end checks in order
-            ending = ("HY-V1: three wrenches" if won else
-                      "HY-R22: the target score" if g.target and R.score[p] >= g.target else
-                      "HY-R26: the network is closed" if not rp.cand else "")
+            ending = (
+                "HY-V1: three wrenches"
+                if won
+                else "HY-R22: the target score"
+                if g.target and R.score[p] >= g.target
+                else "HY-R26: the network is closed"
+                if not rp.cand
+                else ""
+            )
         if ending:
             assert is_last, f"history[{i + 1}]: a turn after the end of the game ({ending})"
             assert ph == OVER, f"phase: {self.phase()!r}, but the last turn ended the game ({ending})"
         elif is_last and ph == OVER:
-            raise AssertionError("phase: 'over', but no end rule holds after the last turn "
-                                 "(HY-R21, HY-R22, HY-R26, HY-V1)")
-        elif R.pile > 0:                                    # HY-R4, HY-R5: the turn ends with a draw
+            raise AssertionError(
+                "phase: 'over', but no end rule holds after the last turn (HY-R21, HY-R22, HY-R26, HY-V1)"
+            )
+        elif R.pile > 0:  # HY-R4, HY-R5: the turn ends with a draw
             if not (is_last and ph == DRAW):
                 R.pile -= 1
                 R.drawn[p] += 1
@@ -794,18 +832,21 @@ class HydropolisState(State):
         n = self.num_players
         ph = self.phase_id
         dealt = START_HAND * n - self.deal_left
-        assert (self.deal_left > 0) == (ph == DEAL), \
+        assert (self.deal_left > 0) == (ph == DEAL), (
             f"deal_left: {self.deal_left} cards left to deal in phase {self.phase()!r} (HY-R2)"
+        )
         want = [dealt // n + (s < dealt % n) for s in range(n)]
-        assert self.hand_sizes == want, (f"hands: sizes {self.hand_sizes} after {dealt} cards dealt round the "
-                                         f"table, expected {want} (HY-R2)")
+        assert self.hand_sizes == want, (
+            f"hands: sizes {self.hand_sizes} after {dealt} cards dealt round the table, expected {want} (HY-R2)"
+        )
         assert not self.history, f"history: no turn is played before the start player (phase {self.phase()!r})"
         assert self.to_move == 0, f"to_move: {self.to_move} before the start player is drawn (setup 4)"
         on = [c for c, t in enumerate(self.cell_t) if t >= 0]
         assert not any(self.cell_r), "cell_rot: a rotated card before the first turn (setup 3: rotation 0)"
         if ph == START_PLAYER:
-            assert on == [g.geo.centre], \
+            assert on == [g.geo.centre], (
                 "cell_type: after setup exactly the start card lies on the table, in the centre"
+            )
         else:
             assert not on, f"cell_type: a card on the table before the start card (phase {self.phase()!r})"
         assert not self.covered.any(), "covered: no card is covered before the first turn"
@@ -845,20 +886,26 @@ class HydropolisState(State):
                 laid[c] = t
         extra = self.covered.astype(np.int64) - cov
         if centre in laid:
-            assert (extra >= 0).all() and int(extra.sum()) == 1, \
+            assert (extra >= 0).all() and int(extra.sum()) == 1, (
                 "covered: not the cards the history's overlays covered plus the start card (HY-R9)"
+            )
             start = int(np.flatnonzero(extra)[0])
         else:
             assert not extra.any(), "covered: not the cards the history's overlays covered (HY-R9)"
             start = self.cell_t[centre]
-            assert start >= 0 and self.cell_r[centre] == 0, \
+            assert start >= 0 and self.cell_r[centre] == 0, (
                 f"cell_type[{centre}]: the start card lies in the centre in rotation 0 (setup 3)"
+            )
         # replay the turns from the start card; all but the last turn as they were at the previous
         # check when this state's history only grew since (play appends to it, clones share it)
         L = len(hist)
         cached = self._audit
-        valid = (cached is not None and cached.start == start and cached.k <= L - 1
-                 and (cached.k == 0 or hist[cached.k - 1] is cached.last))
+        valid = (
+            cached is not None
+            and cached.start == start
+            and cached.k <= L - 1
+            and (cached.k == 0 or hist[cached.k - 1] is cached.last)
+        )
         R = cached.copy() if valid and cached is not None else _Replay(self, start)
         if R.k < L - 1 or not valid:
             for i in range(R.k, L - 1):
@@ -871,39 +918,48 @@ class HydropolisState(State):
         assert hist or ph in (PLAY, PLACE), f"phase: {self.phase()!r} with no turn in the history"
         if rp.cell_t != self.cell_t or rp.cell_r != self.cell_r:
             for c in range(C):
-                assert rp.cell_t[c] == self.cell_t[c], \
+                assert rp.cell_t[c] == self.cell_t[c], (
                     f"cell_type[{c}]: the history's plays leave another card on {g.cell_name(c)}"
-                assert rp.cell_r[c] == self.cell_r[c], \
+                )
+                assert rp.cell_r[c] == self.cell_r[c], (
                     f"cell_rot[{c}]: the history's plays leave another rotation on {g.cell_name(c)}"
-        assert self.score == score, \
+                )
+        assert self.score == score, (
             f"scores: {self.score}, but the history's points add up to {score} (HY-R16 to HY-R20)"
+        )
         assert self.wrenches == wr, f"wrenches: {self.wrenches}, but the history's plays earn {wr} (HY-V1)"
         winner = hist[-1][0] if ph == OVER and won else -1
         assert self.wrench_winner == winner, f"wrench_winner: {self.wrench_winner}, expected {winner} (HY-V1)"
-        assert self.pile_size == pile, (f"pile: {self.pile_size} cards, but the deal, the start card and the "
-                                        f"history's draws leave {pile} (HY-R2, HY-R4, HY-R5)")
+        assert self.pile_size == pile, (
+            f"pile: {self.pile_size} cards, but the deal, the start card and the "
+            f"history's draws leave {pile} (HY-R2, HY-R4, HY-R5)"
+        )
         sizes = [START_HAND + drawn[p] - played[p] for p in range(n)]
-        assert self.hand_sizes == sizes, (f"hands: sizes {self.hand_sizes}, but 3 cards each plus the history's "
-                                          f"draws minus its plays give {sizes} (HY-R2, HY-R4, HY-R5)")
-        assert self.passes == streak, (f"passes: {self.passes}, but the history ends with {streak} passes "
-                                       f"made with an empty draw pile (HY-R21)")
+        assert self.hand_sizes == sizes, (
+            f"hands: sizes {self.hand_sizes}, but 3 cards each plus the history's "
+            f"draws minus its plays give {sizes} (HY-R2, HY-R4, HY-R5)"
+        )
+        assert self.passes == streak, (
+            f"passes: {self.passes}, but the history ends with {streak} passes made with an empty draw pile (HY-R21)"
+        )
         if hist:
             q = hist[-1][0]
             want = q if ph in (DRAW, OVER) else (q + 1) % n
-            assert self.to_move == want, \
+            assert self.to_move == want, (
                 f"to_move: seat {self.to_move}, but after the last turn (seat {q}) it is seat {want}"
+            )
         # HY-R3/R5: a seat that passed had no legal play, and nothing has changed since for the
         # seats of the current run of passes (and a pass still waiting for its draw)
         lb, ctx = geo.legal_bits, self.ctx
         avail = 0
         for c in self.cand:
             avail |= lb[ctx[c]]
-        passers = [h[0] for h in hist[len(hist) - streak:]] if streak else []
+        passers = [h[0] for h in hist[len(hist) - streak :]] if streak else []
         if ph == DRAW and hist[-1][1] < 0:
             passers.append(hist[-1][0])
         for q in passers:
             assert not avail & self.hand_bits[q], f"hands: seat {q} passed but holds a card it can play (HY-R3)"
-        if ph == PLACE:                                     # the second step of a play
+        if ph == PLACE:  # the second step of a play
             sel = self.selected
             assert sel >= 0, "selected: no card selected in phase 'place'"
             assert self.hands[self.to_move, sel // 2] > 0, f"selected: seat {self.to_move} does not hold that card"
@@ -924,15 +980,15 @@ class _Replay:
         g = state.game
         C = g.num_cells
         n = state.num_players
-        rp = HydropolisState.__new__(HydropolisState)     # a bare table: what _place and play_points use
+        rp = HydropolisState.__new__(HydropolisState)  # a bare table: what _place and play_points use
         rp.game = g
         rp.cell_t, rp.cell_r = [-1] * C, [0] * C
         rp.ctx, rp.colctx, rp.n8 = [0] * C, [0] * C, [0] * C
         rp.cand = set()
-        rp._place(g.geo.centre, start, 0)                # setup 3: the start card
+        rp._place(g.geo.centre, start, 0)  # setup 3: the start card
         self.rp, self.start, self.k = rp, start, 0
         self.last: tuple[int, int, int, int, int] | None = None
-        self.pile = g.deck.total - START_HAND * n - 1     # HY-R2: after the deal and the start card
+        self.pile = g.deck.total - START_HAND * n - 1  # HY-R2: after the deal and the start card
         self.streak, self.won = 0, False
         self.score, self.wr, self.drawn, self.played = [0] * n, [0] * n, [0] * n, [0] * n
 

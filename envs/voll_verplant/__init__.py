@@ -15,13 +15,15 @@ Rules: RULES.md in this folder.
     render.py               render_text (ansi, str(state)) and render_rgb (rgb_array)
     __init__.py             SPEC: the one place the parts are put together
 """
+
 from ..core.spec import GameSpec
 from .bot import heuristic
 from .encoder import VollVerplantEncoder
 from .render import render_rgb, render_text
 from .rules import VollVerplantGame, VollVerplantState
 
-SPEC = GameSpec(rules=VollVerplantGame, encoder=VollVerplantEncoder, heuristic=heuristic,
-                renderer=render_rgb, text=render_text)
+SPEC = GameSpec(
+    rules=VollVerplantGame, encoder=VollVerplantEncoder, heuristic=heuristic, renderer=render_rgb, text=render_text
+)
 
 __all__ = ["SPEC", "VollVerplantGame", "VollVerplantState"]

@@ -6,6 +6,7 @@ that rewards lines which the remaining wagon windows can still complete, minus a
 crossing a station in the middle of another line's empty run (it would stop a later Number card
 there, VV-R14). It reads only its own sheet and public bonus strikes.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -17,8 +18,8 @@ from ..core.game import ConfigError
 from .data import FREE, NUMBER, TRANSFER
 from .rules import A_FREE, A_TRANSFER, VollVerplantGame, VollVerplantState, transfer_value
 
-AVG_CROSSES = 3.6    # expected crosses a future window yields
-BLOCK_COST = 1.0     # crossing into another line's empty run
+AVG_CROSSES = 3.6  # expected crosses a future window yields
+BLOCK_COST = 1.0  # crossing into another line's empty run
 
 
 def _potential(state: VollVerplantState, seat: int, unm: list[int], wleft: list[int], done: list[int]) -> float:
@@ -64,7 +65,7 @@ def evaluate(state: VollVerplantState, seat: int, a: int) -> float:
         st = m.line_st[li]
         if t == NUMBER:
             i = state.first[seat][li]
-            crossed.extend(st[i:i + k])
+            crossed.extend(st[i : i + k])
         else:
             for s in st:
                 if len(crossed) == k:

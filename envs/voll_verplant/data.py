@@ -10,6 +10,7 @@ Options ``map`` / ``deck`` name a bundled file (lower-case letters, digits, ``_`
 JSON file, resolved by core ``resolve_data`` (a relative path against the working directory, as
 before). Loaders are cached per file version with ``functools.cache``.
 """
+
 from __future__ import annotations
 
 from enum import IntEnum
@@ -21,20 +22,21 @@ import numpy as np
 from ..core.data import load_json, resolve_data
 from ..core.game import ConfigError
 
-MAX_LINES = 10      # action space padding (spec section 6)
+MAX_LINES = 10  # action space padding (spec section 6)
 MAX_STATIONS = 64
-MAX_VALUE = 6       # crosses per card: k in 0..6
+MAX_VALUE = 6  # crosses per card: k in 0..6
 MAX_WINDOWS = 6
 MAX_PLAYERS = 6
 
 MAP_SCHEMA = {
-    "name": str, "note?": str,
-    "lines": [{"name": str, "windows": int, "bonus_first": int, "bonus_other": int,
-               "stations": [int], "color?": str}],
+    "name": str,
+    "note?": str,
+    "lines": [{"name": str, "windows": int, "bonus_first": int, "bonus_other": int, "stations": [int], "color?": str}],
     "layout?": dict,
 }
 DECK_SCHEMA = {
-    "name": str, "note?": str,
+    "name": str,
+    "note?": str,
     "cards": [{"type": str, "value?": int, "count": int, "shuffle?": bool}],
 }
 CARD_TYPES = ("number", "express", "transfer", "free")
@@ -42,6 +44,7 @@ CARD_TYPES = ("number", "express", "transfer", "free")
 
 class CardType(IntEnum):
     """Card types (``DeckData.kind_type``; the index in CARD_TYPES)."""
+
     NUMBER = 0
     EXPRESS = 1
     TRANSFER = 2
@@ -51,8 +54,18 @@ class CardType(IntEnum):
 # plain-int aliases for the hot paths (exact ints compare on CPython's fast path)
 NUMBER, EXPRESS, TRANSFER, FREE = (int(t) for t in CardType)
 
-DEFAULT_COLORS = ["#d7263d", "#f49d37", "#1b998b", "#3f88c5", "#8e44ad", "#8d6e63", "#e84393",
-                  "#2e7d32", "#c9a227", "#607d8b"]
+DEFAULT_COLORS = [
+    "#d7263d",
+    "#f49d37",
+    "#1b998b",
+    "#3f88c5",
+    "#8e44ad",
+    "#8d6e63",
+    "#e84393",
+    "#2e7d32",
+    "#c9a227",
+    "#607d8b",
+]
 
 
 def _hex(c: str, where: str) -> tuple[int, int, int]:
@@ -104,8 +117,9 @@ class MapData:
             if len(set(st)) != len(st):
                 raise ConfigError(f"{lw}: a station appears twice")
             self.line_st.append([s - 1 for s in st])
-        self.colors = [_hex(ln.get("color", DEFAULT_COLORS[i]), f"{where}: line {ln['name']}")
-                       for i, ln in enumerate(lines)]
+        self.colors = [
+            _hex(ln.get("color", DEFAULT_COLORS[i]), f"{where}: line {ln['name']}") for i, ln in enumerate(lines)
+        ]
         self.num_lines = len(lines)
         self.st_lines: list[list[int]] = [[] for _ in range(MAX_STATIONS)]
         for li, st in enumerate(self.line_st):
@@ -121,9 +135,13 @@ class MapData:
         if layout is not None:
             pos = {}
             for k, v in layout.items():
-                if (not k.isdigit() or not isinstance(v, list) or len(v) != 2
-                        or not all(isinstance(x, (int, float)) for x in v)):
-                    raise ConfigError(f"{where}: layout entry {k!r}: {v!r} is not \"id\": [x, y]")
+                if (
+                    not k.isdigit()
+                    or not isinstance(v, list)
+                    or len(v) != 2
+                    or not all(isinstance(x, (int, float)) for x in v)
+                ):
+                    raise ConfigError(f'{where}: layout entry {k!r}: {v!r} is not "id": [x, y]')
                 pos[int(k) - 1] = (float(v[0]), float(v[1]))
             missing = [s + 1 for s in self.stations if s not in pos]
             if missing:
@@ -138,7 +156,7 @@ class MapData:
             xs = [p[0] for p in pos.values()]
             ys = [p[1] for p in pos.values()]
             x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
-            span = max(x1 - x0, y1 - y0, 1e-9)   # keep the aspect ratio, centre the short side
+            span = max(x1 - x0, y1 - y0, 1e-9)  # keep the aspect ratio, centre the short side
             dx, dy = (span - (x1 - x0)) / 2, (span - (y1 - y0)) / 2
             self._pos = {s: ((p[0] - x0 + dx) / span, (p[1] - y0 + dy) / span) for s, p in pos.items()}
         return self._pos
@@ -170,7 +188,7 @@ def _stress_layout(m: MapData) -> dict[int, tuple[float, float]]:
     finite = d[np.isfinite(d)].max()
     d[~np.isfinite(d)] = finite + 2
     j = np.eye(n) - 1.0 / n
-    b = -0.5 * j @ (d ** 2) @ j
+    b = -0.5 * j @ (d**2) @ j
     evals, evecs = np.linalg.eigh(b)
     x = evecs[:, -2:] * np.sqrt(np.maximum(evals[-2:], 1e-9))
     x = x + 1e-3 * np.arange(2 * n).reshape(n, 2) / n

@@ -37,6 +37,7 @@ with the (turn, card) they were built for. A card reveal and a resolved turn are
 the rules record (the revealed card; the last card, actions and completions); anything else (a
 clone, a loaded state, a jump) rebuilds the blocks from the sheets.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -48,12 +49,12 @@ from .data import EXPRESS, FREE, MAX_LINES, MAX_PLAYERS, MAX_STATIONS, MAX_VALUE
 from .rules import A_FREE, A_TRANSFER, FIRST_BONUS, OTHER_BONUS, VollVerplantGame, VollVerplantState, transfer_value
 
 NUM_CARD_TYPES = 4
-DECK_CLASSES = 2 * MAX_VALUE + 3   # number 1-6, express 1-6, transfer, free ride, shuffle count
+DECK_CLASSES = 2 * MAX_VALUE + 3  # number 1-6, express 1-6, transfer, free ride, shuffle count
 SHUFFLE_CLASS = DECK_CLASSES - 1
-MAP_LINE_FIELDS = 5                # exists, bonus first, bonus other, windows, stations
+MAP_LINE_FIELDS = 5  # exists, bonus first, bonus other, windows, stations
 
 # scales (value / scale)
-CARD_SCALE = 4.0          # cards per class
+CARD_SCALE = 4.0  # cards per class
 PLAYERS_SCALE = float(MAX_PLAYERS)
 VALUE_SCALE = float(MAX_VALUE)
 BONUS_SCALE = 10.0
@@ -63,13 +64,28 @@ LINES_THROUGH_SCALE = 3.0  # lines through a station, transfer numbers
 POINTS_SCALE = 50.0
 EMPTY_SCALE = float(MAX_STATIONS)
 
-HEADER_BLOCKS = (("card_type", NUM_CARD_TYPES), ("card_value", 1), ("card_shuffle", 1),
-                 ("unseen_cards", DECK_CLASSES), ("progress", 1), ("num_players", 1), ("deciding", 1),
-                 ("first_bonus_struck", MAX_LINES), ("map_lines", MAP_LINE_FIELDS * MAX_LINES),
-                 ("map_stations", MAX_STATIONS))
-SEAT_BLOCKS = (("marked", MAX_STATIONS), ("transfer_numbers", MAX_STATIONS), ("windows_used", MAX_LINES),
-               ("first_bonus", MAX_LINES), ("other_bonus", MAX_LINES), ("points", 1),
-               ("empty_stations", 1), ("present", 1))
+HEADER_BLOCKS = (
+    ("card_type", NUM_CARD_TYPES),
+    ("card_value", 1),
+    ("card_shuffle", 1),
+    ("unseen_cards", DECK_CLASSES),
+    ("progress", 1),
+    ("num_players", 1),
+    ("deciding", 1),
+    ("first_bonus_struck", MAX_LINES),
+    ("map_lines", MAP_LINE_FIELDS * MAX_LINES),
+    ("map_stations", MAX_STATIONS),
+)
+SEAT_BLOCKS = (
+    ("marked", MAX_STATIONS),
+    ("transfer_numbers", MAX_STATIONS),
+    ("windows_used", MAX_LINES),
+    ("first_bonus", MAX_LINES),
+    ("other_bonus", MAX_LINES),
+    ("points", 1),
+    ("empty_stations", 1),
+    ("present", 1),
+)
 SEAT_SLOTS = ("me",) + tuple(f"next{i}" for i in range(1, MAX_PLAYERS))
 """Seat slots: the observer, then the k-th seat after it in turn order."""
 
@@ -156,12 +172,13 @@ class _Blocks:
 
     __slots__ = ("turn", "card", "header", "buf", "flat", "hbuf", "hflat", "lm", "mv", "hmv", "hdr")
     lm: list[list[int]]
-    mv: Any      # memoryview of float32 items (typeshed types item writes as int)
+    mv: Any  # memoryview of float32 items (typeshed types item writes as int)
     hmv: Any
     hdr: Any
 
-    def __init__(self, n: int, hide: bool, header: np.ndarray, buf: np.ndarray | None = None,
-                 hbuf: np.ndarray | None = None):
+    def __init__(
+        self, n: int, hide: bool, header: np.ndarray, buf: np.ndarray | None = None, hbuf: np.ndarray | None = None
+    ):
         self.turn = -1
         self.card = -1
         self.header = header
@@ -180,8 +197,9 @@ class _Blocks:
         return (_restore, (self.turn, self.card, self.header, self.buf, hbuf, self.lm))
 
 
-def _restore(turn: int, card: int, header: np.ndarray, buf: np.ndarray, hbuf: np.ndarray | None,
-             lm: list[list[int]]) -> _Blocks:
+def _restore(
+    turn: int, card: int, header: np.ndarray, buf: np.ndarray, hbuf: np.ndarray | None, lm: list[list[int]]
+) -> _Blocks:
     c = _Blocks(len(buf) // 2, hbuf is not None, header.copy(), buf.copy(), None if hbuf is None else hbuf.copy())
     c.turn, c.card, c.lm = turn, card, [row[:] for row in lm]
     return c
@@ -205,8 +223,7 @@ class VollVerplantEncoder(Encoder):
             if d.kind_shuffle[k]:
                 hist[SHUFFLE_CLASS] += c / CARD_SCALE
         self.full_deck_hist = hist
-        self.tails = {n: np.zeros((MAX_PLAYERS - n) * BLOCK, dtype=np.float32)
-                      for n in range(1, g.max_players + 1)}
+        self.tails = {n: np.zeros((MAX_PLAYERS - n) * BLOCK, dtype=np.float32) for n in range(1, g.max_players + 1)}
 
     # ------------------------------------------------------------ encode
     def encode(self, state: VollVerplantState, seat: int) -> np.ndarray:
@@ -215,11 +232,12 @@ class VollVerplantEncoder(Encoder):
             c = self._blocks(state)
         n = state.num_players
         B = BLOCK
-        if self.hide and n > 1:   # VV-V4 off: the other seats' blocks from the hidden view
-            obs = np.concatenate((c.header, c.flat[seat * B:(seat + 1) * B],
-                                  c.hflat[(seat + 1) * B:(seat + n) * B], self.tails[n]))
+        if self.hide and n > 1:  # VV-V4 off: the other seats' blocks from the hidden view
+            obs = np.concatenate(
+                (c.header, c.flat[seat * B : (seat + 1) * B], c.hflat[(seat + 1) * B : (seat + n) * B], self.tails[n])
+            )
         else:
-            obs = np.concatenate((c.header, c.flat[seat * B:(seat + n) * B], self.tails[n]))
+            obs = np.concatenate((c.header, c.flat[seat * B : (seat + n) * B], self.tails[n]))
         if state.cur == seat and state.card >= 0 and not state.over:
             obs[H_DECIDING] = 1.0
         return obs
@@ -278,10 +296,10 @@ class VollVerplantEncoder(Encoder):
                 hist[kc[k]] += cnt / CARD_SCALE
                 if ks[k]:
                     hist[SHUFFLE_CLASS] += cnt / CARD_SCALE
-        h[H_DECK:H_DECK + DECK_CLASSES] = hist
+        h[H_DECK : H_DECK + DECK_CLASSES] = hist
         h[H_PROGRESS] = state.wused[0] / m.total_windows
         h[H_PLAYERS] = n / PLAYERS_SCALE
-        h[H_FIRST_GONE:H_FIRST_GONE + len(state.first_gone)] = state.first_gone
+        h[H_FIRST_GONE : H_FIRST_GONE + len(state.first_gone)] = state.first_gone
         return c
 
     def _sync(self, c: _Blocks, n: int) -> None:
@@ -321,16 +339,16 @@ class VollVerplantEncoder(Encoder):
         t = d.kind_type[card]
         line_st = m.line_st
         mv = c.mv
-        hmv = c.hmv if self.hide else None   # the hidden view shows only the bonuses of a sheet
+        hmv = c.hmv if self.hide else None  # the hidden view shows only the bonuses of a sheet
         B = BLOCK
-        second = n * B     # offset of the second copy
+        second = n * B  # offset of the second copy
         marks, empty, actions, completed = state.marks, state.empty, state.last_actions, state.last_completed
         for p in range(n):
             a = actions[p]
             base = p * B
             if t == FREE:
                 s = a - A_FREE
-                if marks[p][s]:   # off the map or a full sheet: nothing new (idempotent)
+                if marks[p][s]:  # off the map or a full sheet: nothing new (idempotent)
                     i = base + P_MARK + s
                     mv[i] = mv[i + second] = 1.0
             else:
@@ -345,7 +363,7 @@ class VollVerplantEncoder(Encoder):
                         b = new & -new
                         s = st[b.bit_length() - 1]
                         mv[at + s] = mv[at + s + second] = 1.0
-                        if t == TRANSFER:   # VV-R19: the crossed station holds the number
+                        if t == TRANSFER:  # VV-R19: the crossed station holds the number
                             j = base + P_NUM + s
                             mv[j] = mv[j + second] = state.nums[p][s] / LINES_THROUGH_SCALE
                         new ^= b
@@ -363,10 +381,10 @@ class VollVerplantEncoder(Encoder):
             i = base + P_EMPTY
             mv[i] = mv[i + second] = empty[p] / EMPTY_SCALE
         h = c.hdr
-        for i in range(H_TYPE, H_DECK):           # no card shown
+        for i in range(H_TYPE, H_DECK):  # no card shown
             h[i] = 0.0
-        if d.kind_shuffle[card]:                  # VV-R6: the whole deck unseen again
-            c.header[H_DECK:H_DECK + DECK_CLASSES] = self.full_deck_hist
-        if any(completed):                        # VV-R37 (4): first bonuses struck
-            c.header[H_FIRST_GONE:H_FIRST_GONE + len(state.first_gone)] = state.first_gone
+        if d.kind_shuffle[card]:  # VV-R6: the whole deck unseen again
+            c.header[H_DECK : H_DECK + DECK_CLASSES] = self.full_deck_hist
+        if any(completed):  # VV-R37 (4): first bonuses struck
+            c.header[H_FIRST_GONE : H_FIRST_GONE + len(state.first_gone)] = state.first_gone
         h[H_PROGRESS] = state.wused[0] / m.total_windows

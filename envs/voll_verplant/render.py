@@ -5,6 +5,7 @@ ring), crosses and written transfer numbers, and beside the map a table per line
 its windows (numbers, circled express numbers, stars), the two bonuses (the first struck once
 someone has completed the line; a claimed bonus circled) and the sheet's score.
 """
+
 from __future__ import annotations
 
 import math
@@ -35,15 +36,24 @@ def _draw_sheet(c: Canvas, state: VollVerplantState, p: int, ox: int, oy: int) -
     g = state.game
     m = g.map
     pos = m.positions()
-    c.rect((ox + 4, oy + 4, ox + SHEET_W - 4, oy + SHEET_H - 4), fill=WHITE, outline=PLAYER_COLORS[p % 8],
-           width=3, radius=8)
+    c.rect(
+        (ox + 4, oy + 4, ox + SHEET_W - 4, oy + SHEET_H - 4),
+        fill=WHITE,
+        outline=PLAYER_COLORS[p % 8],
+        width=3,
+        radius=8,
+    )
     sc = state.scores()[p]
     title = f"Player {p}   {sc:g} points"
     if state.over and p in state.winners():
         title += "   WINNER"
     c.text((ox + 14, oy + 10), title, size=16, fill=PLAYER_COLORS[p % 8])
-    c.text((ox + 14, oy + 30), f"lines {state.bonus[p]}  transfers {state.transfer_points(p)}  "
-           f"empty {state.empty[p]} (-{state.penalty_points(p)})", size=11)
+    c.text(
+        (ox + 14, oy + 30),
+        f"lines {state.bonus[p]}  transfers {state.transfer_points(p)}  "
+        f"empty {state.empty[p]} (-{state.penalty_points(p)})",
+        size=11,
+    )
     x0, y0, w, h = ox + 36, oy + 62, MAP_W - 64, SHEET_H - 92
 
     def xy(s: int) -> tuple[float, float]:
@@ -163,11 +173,16 @@ def _sheet_lines(state: VollVerplantState, p: int) -> list[str]:
                 cell = "."
             cells.append(f"{s + 1}{cell}")
         sc = state.scored[p][li]
-        tag = "" if not sc else (f"  done +{m.bonus_first[li]} (first)" if sc == FIRST_BONUS
-                                 else f"  done +{m.bonus_other[li]}")
+        tag = (
+            ""
+            if not sc
+            else (f"  done +{m.bonus_first[li]} (first)" if sc == FIRST_BONUS else f"  done +{m.bonus_other[li]}")
+        )
         gone = "-" if state.first_gone[li] and sc != FIRST_BONUS else " "
-        out.append(f"  {m.line_names[li]} {gone}{m.bonus_first[li]}/{m.bonus_other[li]} "
-                   f"[{' '.join(ws)}] " + " ".join(cells) + tag)
+        out.append(
+            f"  {m.line_names[li]} {gone}{m.bonus_first[li]}/{m.bonus_other[li]} "
+            f"[{' '.join(ws)}] " + " ".join(cells) + tag
+        )
     return out
 
 
@@ -178,18 +193,24 @@ def render_text(state: VollVerplantState) -> str:
     lines = [f"Voll verplant  map {g.map.name}  turn {state.turn + 1}  phase {state.phase()}"]
     if state.card >= 0:
         lines.append(f"card: {d.card_name(state.card)}")
-    lines.append(f"unseen cards: {sum(state.deck)}  revealed since shuffle: "
-                 + (", ".join(d.card_name(k) for k in state.discard) or "-"))
+    lines.append(
+        f"unseen cards: {sum(state.deck)}  revealed since shuffle: "
+        + (", ".join(d.card_name(k) for k in state.discard) or "-")
+    )
     if state.last_card >= 0 and state.last_actions:
-        lines.append(f"last turn ({d.card_name(state.last_card)}): "
-                     + "; ".join(f"P{p} {_describe_last(state, p)}" for p in range(state.num_players)))
+        lines.append(
+            f"last turn ({d.card_name(state.last_card)}): "
+            + "; ".join(f"P{p} {_describe_last(state, p)}" for p in range(state.num_players))
+        )
     sc = state.scores()
     for p in range(state.num_players):
         flag = ""
         if state.card >= 0 and not state.over:
             flag = "  (has chosen)" if p < state.cur else ("  (to choose)" if p == state.cur else "")
-        lines.append(f"Player {p}: {sc[p]:g} points (lines {state.bonus[p]}, transfers "
-                     f"{state.transfer_points(p)}, empty {state.empty[p]} -> -{state.penalty_points(p)}){flag}")
+        lines.append(
+            f"Player {p}: {sc[p]:g} points (lines {state.bonus[p]}, transfers "
+            f"{state.transfer_points(p)}, empty {state.empty[p]} -> -{state.penalty_points(p)}){flag}"
+        )
         lines.extend(_sheet_lines(state, p))
     if state.over:
         lines.append(f"game over; winners: {', '.join(f'P{w}' for w in state.winners())}")

@@ -6,6 +6,7 @@ for equal seeds, clone and JSON round-trips mid-game, random games with the game
 illegal actions (clear error, env still usable), the hidden-information leak test, records that
 replay exactly, renders, bots never choosing a masked action, and bad options failing at creation.
 """
+
 from __future__ import annotations
 
 import json
@@ -98,7 +99,11 @@ def test_clone_and_json_roundtrip(env_id, opts, n):
     for g in range(3):
         st = game.new_initial_state(n)
         checkpoints = []
-        _random_playout(st, rng, on_state=lambda s: checkpoints.append(s.clone()) if rng.random() < 0.05 else None)
+        _random_playout(
+            st,
+            rng,
+            on_state=lambda s, checkpoints=checkpoints: checkpoints.append(s.clone()) if rng.random() < 0.05 else None,
+        )
         for cp in checkpoints[:6]:
             d = json.loads(json.dumps(cp.to_dict()))
             back = game.state_from_dict(d)
@@ -178,8 +183,9 @@ def test_hidden_information_does_not_leak(env_id, opts, n):
         if rng.random() < 0.15:
             for p in range(n):
                 other = s.resample_hidden(p, np.random.default_rng(int(rng.integers(1 << 30))))
-                np.testing.assert_array_equal(other.observation(p), s.observation(p),
-                                              err_msg=f"seat {p} sees hidden information in {s.phase()}")
+                np.testing.assert_array_equal(
+                    other.observation(p), s.observation(p), err_msg=f"seat {p} sees hidden information in {s.phase()}"
+                )
                 assert other.current_player() == s.current_player()
                 if s.current_player() == p:
                     np.testing.assert_array_equal(other.legal_mask(), s.legal_mask())
@@ -215,7 +221,7 @@ def test_renders(env_id):
         env = make(env_id, render_mode=mode)
         env.reset(seed=1)
         rng = np.random.default_rng(1)
-        for i, agent in enumerate(env.agent_iter()):
+        for i, _agent in enumerate(env.agent_iter()):
             obs, _, term, trunc, _ = env.last()
             if i % 17 == 0 or term:
                 out = env.render()
@@ -237,7 +243,7 @@ def test_bad_options_fail_clearly(env_id):
         make(env_id, num_players=g.max_players + 1)
     with pytest.raises(ConfigError, match="reward"):
         make(env_id, reward="money")
-    for key, opt in g.options_spec.items():
+    for key, _opt in g.options_spec.items():
         bad = object()
         with pytest.raises(ConfigError, match=key):
             g(**{key: bad})

@@ -3,11 +3,11 @@ adapter): seed_test, parallel_seed_test, render_test (human/ansi/rgb_array), ``i
 only where ``aec_to_parallel`` works (no game declares it, so no converter round trip is promised;
 the Parallel form of a simultaneous game is native).
 """
+
 from __future__ import annotations
 
 import warnings
 
-import numpy as np
 import pytest
 from pettingzoo.test import parallel_api_test, parallel_seed_test, render_test, seed_test
 from pettingzoo.utils.conversions import aec_to_parallel

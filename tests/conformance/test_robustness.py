@@ -8,6 +8,7 @@ other positions, other option sets or other games, envelope changes, size bombs)
 refused with a BoardZooError, or load, save back to exactly the same dict and play legally to
 the end. ``BOARDZOO_SOAK`` scales the number of dicts (and the report counts them).
 """
+
 from __future__ import annotations
 
 import copy
@@ -17,11 +18,10 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from test_all_registered import CASES, _random_playout
 
 from boardzoo.envs import BoardZooError, ConfigError, IllegalActionError, game_class, make, make_game, names
 from boardzoo.envs.core.records import outcome, replay
-
-from test_all_registered import CASES, _random_playout
 
 SOAK = float(os.environ.get("BOARDZOO_SOAK", "1"))
 FUZZ_PER_CASE = max(20, int(120 * SOAK))
@@ -35,7 +35,9 @@ def _positions(game, n, rng, k):
     while len(out) < k:
         st = game.new_initial_state(n)
         out.append(json.loads(st.to_json()))
-        _random_playout(st, rng, on_state=lambda s: out.append(json.loads(s.to_json())) if rng.random() < 0.04 else None)
+        _random_playout(
+            st, rng, on_state=lambda s: out.append(json.loads(s.to_json())) if rng.random() < 0.04 else None
+        )
         out.append(json.loads(st.to_json()))
     return out
 
@@ -70,7 +72,7 @@ def _mutations(d, others, foreign, rng):
     paths = [p for p, _ in _paths(d) if p]
     kind = rng.choice(["drop", "retype", "int", "int", "int", "list", "swap", "swap", "envelope", "bomb", "foreign"])
     path = paths[int(rng.integers(len(paths)))]
-    val = _get(d, path)
+    _get(d, path)  # the path exists
     if kind == "drop":
         parent = _get(d, path[:-1])
         del parent[path[-1]]
@@ -103,8 +105,12 @@ def _mutations(d, others, foreign, rng):
             return d, "none"
     elif kind == "envelope":
         key = rng.choice(["env_id", "version", "options", "num_players"])
-        d[key] = {"env_id": "hidden_castle_v1", "version": "0", "options": {},
-                  "num_players": int(rng.choice([0, 100000, d["num_players"] + 1, -1]))}[key]
+        d[key] = {
+            "env_id": "hidden_castle_v1",
+            "version": "0",
+            "options": {},
+            "num_players": int(rng.choice([0, 100000, d["num_players"] + 1, -1])),
+        }[key]
     elif kind == "bomb":
         lists = [p for p in paths if isinstance(_get(d, p), list)]
         if lists:
@@ -152,12 +158,13 @@ def test_state_fuzz(env_id, opts, n):
             pytest.fail(f"{kind} damage gave {type(e).__name__}: {e}")
         assert st.to_dict() == d, f"{kind}: a state that loads must save back to the same dict"
         try:
-            _random_playout(st, np.random.default_rng(i), on_state=lambda s: s.check_invariants(),
-                            max_steps=20_000)
+            _random_playout(st, np.random.default_rng(i), on_state=lambda s: s.check_invariants(), max_steps=20_000)
             st.returns()
         except Exception as e:
-            pytest.fail(f"{kind} damage loaded but did not play legally to the end: {type(e).__name__}: {e}\n"
-                        f"dict: {json.dumps(d)[:2000]}")
+            pytest.fail(
+                f"{kind} damage loaded but did not play legally to the end: {type(e).__name__}: {e}\n"
+                f"dict: {json.dumps(d)[:2000]}"
+            )
         counts["loaded and played"] += 1
     FUZZ_COUNTS.update(counts)
     FUZZ_COUNTS["tried"] += sum(counts.values())
@@ -181,7 +188,8 @@ def test_state_loading_names_the_envelope():
         spec = game_class(env_id).options_spec
         for key, opt in spec.items():
             alt = [c for c in (opt.choices or ()) if c != opt.default] or (
-                [not opt.default] if isinstance(opt.default, bool) else [])
+                [not opt.default] if isinstance(opt.default, bool) else []
+            )
             if not alt:
                 continue
             try:
@@ -200,7 +208,7 @@ def test_state_loading_names_the_envelope():
 
 # ------------------------------------------------------------------------------ env edges
 def _play_env(env, rng, limit=10**6):
-    for i, agent in enumerate(env.agent_iter(limit)):
+    for _i, _agent in enumerate(env.agent_iter(limit)):
         obs, _, term, trunc, _ = env.last()
         env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
 
@@ -210,7 +218,7 @@ def test_handed_out_arrays_are_copies(env_id):
     env = make(env_id)
     env.reset(seed=3)
     rng = np.random.default_rng(3)
-    for step in range(200):
+    for _step in range(200):
         agent = env.agent_selection
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
@@ -242,8 +250,13 @@ def test_integer_like_actions(env_id):
     env = make(env_id)
     env.reset(seed=5)
     rng = np.random.default_rng(5)
-    kinds = [lambda a: np.array(a), lambda a: np.int64(a), lambda a: np.int32(a), lambda a: np.uint8(a)
-             if a < 256 else np.uint16(a), int]
+    kinds = [
+        lambda a: np.array(a),
+        lambda a: np.int64(a),
+        lambda a: np.int32(a),
+        lambda a: np.uint8(a) if a < 256 else np.uint16(a),
+        int,
+    ]
     for i, agent in enumerate(env.agent_iter(400)):
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
@@ -291,8 +304,9 @@ def test_lifecycle_errors(env_id):
     for _ in range(30):
         if st.is_terminal():
             break
-        st.apply_action(st.sample_chance(rng) if st.is_chance_node()
-                        else int(rng.choice(np.flatnonzero(st.legal_mask()))))
+        st.apply_action(
+            st.sample_chance(rng) if st.is_chance_node() else int(rng.choice(np.flatnonzero(st.legal_mask())))
+        )
     if not st.is_terminal():
         saved = json.loads(st.to_json())
         env.reset(seed=4, options={"state": saved})

@@ -1,4 +1,5 @@
 """The shared core on a tiny game: adapter (AEC + Parallel), errors, rewards, records, data files."""
+
 from __future__ import annotations
 
 import json
@@ -13,9 +14,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from toy import ToyGame  # noqa: E402
 
 from boardzoo.envs.core.adapter import BoardZooAEC, BoardZooParallel
+from boardzoo.envs.core.bots import RandomBot
 from boardzoo.envs.core.data import load_json, validate
 from boardzoo.envs.core.game import ConfigError, IllegalActionError, StateError
-from boardzoo.envs.core.bots import RandomBot
 
 
 @pytest.mark.parametrize("n", [1, 2, 3])
@@ -57,7 +58,7 @@ def test_score_reward_is_own_minus_mean_of_others():
 def test_solo_reward_is_scaled_score():
     env = BoardZooAEC(ToyGame, num_players=1)
     env.reset(seed=0)
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, rew, term, trunc, _ = env.last()
         if term:
             assert rew == pytest.approx(env.state.scores()[0] * 0.1)
@@ -112,10 +113,11 @@ def test_determinism_and_record():
         env = BoardZooAEC(ToyGame, num_players=3)
         env.reset(seed=seed)
         bot = RandomBot(seed)
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, rew, term, trunc, _ = env.last()
             env.step(None if term else bot.act(obs))
         return env.save_record(), env.state.to_dict()
+
     assert run(5) == run(5)
     rec, final = run(5)
     game = ToyGame(**rec["options"])
@@ -157,6 +159,7 @@ def test_data_validation(tmp_path):
 
 def test_registry_errors():
     from boardzoo.envs import make
+
     with pytest.raises(ConfigError, match="unknown env id"):
         make("chess_v9")
 
@@ -173,6 +176,7 @@ def test_random_bot_uses_mask_only():
 
 def test_heuristic_bot_sees_only_a_resampled_state():
     from boardzoo.envs.core.bots import HeuristicBot, choose
+
     game = ToyGame()
     st = game.new_initial_state(2)
     rng = np.random.default_rng(0)
@@ -191,6 +195,7 @@ def test_heuristic_bot_sees_only_a_resampled_state():
 def test_replay_rejects_other_version(monkeypatch):
     from boardzoo.envs.core import registry
     from boardzoo.envs.core.records import replay
+
     monkeypatch.setitem(registry._ENTRIES, "toy_v0", "toy:ToyGame")
     rec = {"env_id": "toy_v0", "version": 3, "options": {}, "num_players": 2, "actions": []}
     with pytest.raises(StateError, match="version 3"):

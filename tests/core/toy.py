@@ -3,6 +3,7 @@
 Each seat is dealt one private card (0..5, card by card from a shared deck). Then every seat
 secretly bids 0..3 at once; the highest card + bid scores (card + 1) points, ties share. Two rounds.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -31,6 +32,7 @@ class ToyGame(Game):
 
     def check_options(self):
         from boardzoo.envs.core.game import ConfigError
+
         if self.options["rounds"] < 1:
             raise ConfigError("option rounds must be >= 1")
 
@@ -40,10 +42,16 @@ class ToyGame(Game):
 
     def state_schema(self, n):
         from boardzoo.envs.core.schema import Dict, Int, List
+
         rounds = self.options["rounds"]
-        return Dict({"round": Int(0, rounds), "cards": List(Int(0, DECK - 1), max_len=n, unique=True),
-                     "bids": List(Int(0, BIDS - 1), max_len=n),
-                     "points": List(Int(0, (DECK + 1) * rounds), length=n)})
+        return Dict(
+            {
+                "round": Int(0, rounds),
+                "cards": List(Int(0, DECK - 1), max_len=n, unique=True),
+                "bids": List(Int(0, BIDS - 1), max_len=n),
+                "points": List(Int(0, (DECK + 1) * rounds), length=n),
+            }
+        )
 
     def _state_from_dict(self, d):
         s = ToyState(self, d["num_players"])
@@ -52,6 +60,7 @@ class ToyGame(Game):
 
     def heuristic_bot(self, seat, seed=None):
         from boardzoo.envs.core.bots import HeuristicBot
+
         return HeuristicBot(lambda st, p, rng: int(np.flatnonzero(st.legal_mask())[-1]), seed)
 
 
@@ -112,12 +121,12 @@ class ToyState(State):
         if seat < len(s.cards):
             free = [c for c in range(DECK) if c != s.cards[seat]]
             others = [i for i in range(len(s.cards)) if i != seat]
-            pick = rng.permutation(free)[:len(others)]
+            pick = rng.permutation(free)[: len(others)]
             for i, c in zip(others, pick):
                 s.cards[i] = int(c)
         else:
             free = list(range(DECK))
-            s.cards = [int(c) for c in rng.permutation(free)[:len(s.cards)]]
+            s.cards = [int(c) for c in rng.permutation(free)[: len(s.cards)]]
         s.bids = [int(b) if i == seat else int(rng.integers(BIDS)) for i, b in enumerate(s.bids)]
         return s
 

@@ -6,6 +6,7 @@ Spaces are (row, lane); lane 0 is the inner lane. Default track rows (DF 2.2):
 22-25 curve {0,1}; 26 narrow; 27-31 straight; 32-36 curve; 37-38 {1,2}; 39 narrow; 40-45 final.
 Betting lines after rows 11, 23, 34.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,9 +15,25 @@ from boardzoo.envs.downforce import rules as R
 from boardzoo.envs.downforce.rules import DownforceGame
 
 K, B, G, Y, O, RED = range(6)
-POWER = {name: i for i, name in enumerate(("Aggressive", "Cunning", "Determined", "Strategic", "Tricky",
-                                            "Unpredictable", "Ambitious", "Experienced", "Tough", "Bold",
-                                            "Defensive", "Reckless"))}
+POWER = {
+    name: i
+    for i, name in enumerate(
+        (
+            "Aggressive",
+            "Cunning",
+            "Determined",
+            "Strategic",
+            "Tricky",
+            "Unpredictable",
+            "Ambitious",
+            "Experienced",
+            "Tough",
+            "Bold",
+            "Defensive",
+            "Reckless",
+        )
+    )
+}
 
 
 def card(*lines: str) -> int:
@@ -29,9 +46,17 @@ def card(*lines: str) -> int:
     raise KeyError(lines)
 
 
-def race(n: int = 4, cars: dict | None = None, finished: list[int] | None = None, owners=None,
-         hands: dict | None = None, turn: int = 0, powers: dict | None = None, steering: str | None = "auto",
-         **options):
+def race(
+    n: int = 4,
+    cars: dict | None = None,
+    finished: list[int] | None = None,
+    owners=None,
+    hands: dict | None = None,
+    turn: int = 0,
+    powers: dict | None = None,
+    steering: str | None = "auto",
+    **options,
+):
     """A race position built directly.
 
     Movement tests read the car positions right after a card, so positions are built with automatic
@@ -118,7 +143,7 @@ def auction(n: int = 4, hands: dict | None = None, car: int = K, owners=None, id
         order = done + [car] + [c for c in range(6) if c != car and c not in done]
     st.auction_order = order
     st.owner = [-1] * 6
-    for i, c in enumerate(owners or {}):
+    for _i, c in enumerate(owners or {}):
         st.owner[c] = owners[c]
     st.auction_idx = idx if not owners else len(owners)
     if hands is not None:

@@ -2,6 +2,7 @@
 lookahead of every race card, lane choice (STEER) and wild car, the speed of every card for the car
 being auctioned, the race position of every car for bets; zeros for everybody else and for illegal
 actions."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -51,8 +52,7 @@ def test_features_match_the_lookahead_and_stay_private(n):
                 assert not st.observation(q)[off:].any(), "features for a seat not to move"
         if st.stage == "race" and st.dec_type in ("play", "steer", "wild"):
             base = bot._value(st, p)
-            np.testing.assert_allclose(f[legal], np.array(bot.play_values(st, p, legal)) - base, rtol=1e-5,
-                                       atol=1e-6)
+            np.testing.assert_allclose(f[legal], np.array(bot.play_values(st, p, legal)) - base, rtol=1e-5, atol=1e-6)
             kinds.add(st.dec_type)
         elif st.stage == "auction":
             car = st.auction_order[st.auction_idx]

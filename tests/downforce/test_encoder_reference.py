@@ -1,5 +1,6 @@
 """The optimized encoder (byte buffers, caches, byte mirrors) against a plain reference encoder
 written directly from the layout, over random games of every option set."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -18,8 +19,7 @@ def reference(st, seat: int) -> np.ndarray:
     rel = [(s - seat) % n for s in range(n)]
     o[L.nplayers + n - 2] = 1
     # static region
-    auction_car = (st.auction_order[st.auction_idx]
-                   if st.stage in ("auction", "power") and st.auction_idx < 6 else -1)
+    auction_car = st.auction_order[st.auction_idx] if st.stage in ("auction", "power") and st.auction_idx < 6 else -1
     for c in range(6):
         b = L.car_static + c * CAR_STATIC
         if st.owner[c] >= 0:
@@ -87,7 +87,7 @@ def reference(st, seat: int) -> np.ndarray:
         elif st.place[c]:
             o[b] = 1
             o[b + 4 + st.place[c]] = 1
-        if c == subject:                # a STEER's subject shows its movement left / 8
+        if c == subject:  # a STEER's subject shows its movement left / 8
             o[b + 17] = min(st.dec_args[1], 8) / 8 if st.dec_type == "steer" else 1
         o[b + 18] = min(st.turn_moved[c], 255) / 4
         o[b + 19] = st.turn_nonrect[c]
@@ -122,17 +122,25 @@ def reference(st, seat: int) -> np.ndarray:
     return o
 
 
-@pytest.mark.parametrize("opts", [{}, {"steering": "auto"}, {"powers": True, "extra_powers": True},
-                                  {"powers": True, "odds_winner_only": True, "track": "sprint", "steering": "auto"}])
+@pytest.mark.parametrize(
+    "opts",
+    [
+        {},
+        {"steering": "auto"},
+        {"powers": True, "extra_powers": True},
+        {"powers": True, "odds_winner_only": True, "track": "sprint", "steering": "auto"},
+    ],
+)
 def test_encoder_matches_the_reference(opts):
     game = DownforceGame(**opts)
     rng = np.random.default_rng(7)
     for n in (2, 4, 6):
         st = game.new_initial_state(n)
         while True:
-            for p in range(n):                        # chance nodes too (the caches' keys)
-                np.testing.assert_allclose(st.observation(p), reference(st, p), rtol=1e-6, atol=1e-7,
-                                           err_msg=f"seat {p} in {st.phase()}")
+            for p in range(n):  # chance nodes too (the caches' keys)
+                np.testing.assert_allclose(
+                    st.observation(p), reference(st, p), rtol=1e-6, atol=1e-7, err_msg=f"seat {p} in {st.phase()}"
+                )
             if st.is_terminal():
                 break
             if st.is_chance_node():

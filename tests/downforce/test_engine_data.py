@@ -1,5 +1,6 @@
 """Downforce data files (DF 2.1 deck, DF 2.2 track, 2.3 tables), hidden information, the encoder's
 caches and the fast card resolution against the reference task machine."""
+
 from __future__ import annotations
 
 import json
@@ -28,7 +29,7 @@ def test_deck_matches_the_generated_templates():
                     want.append(((o + j * tp["stride"]) % 6, sp))
                     j += 1
             assert deck[cid] == tuple(want)
-    assert deck[7] == ((1, 5), (3, 3), (5, 1))            # Blue 5, Yellow 3, Red 1
+    assert deck[7] == ((1, 5), (3, 3), (5, 1))  # Blue 5, Yellow 3, Red 1
     totals = [0] * 6
     for lines in deck[:42]:
         for c, s in lines:
@@ -57,6 +58,7 @@ def test_default_track_matches_the_spec_table():
 
 def test_odds_options_are_exclusive():
     from boardzoo.envs import ConfigError
+
     with pytest.raises(ConfigError, match="odds_winner_only"):
         DownforceGame(odds_betting=True, odds_winner_only=True)
 
@@ -75,7 +77,7 @@ def test_resample_keeps_public_knowledge_and_hides_the_rest(n):
             assert st.revealed[s] <= r.hands[s] and len(r.hands[s]) == len(st.hands[s])
         seen_setaside |= set(r.setaside)
         np.testing.assert_array_equal(r.observation(0), st.observation(0))
-    assert len(seen_setaside) > 2                       # the set-aside cards really are re-dealt
+    assert len(seen_setaside) > 2  # the set-aside cards really are re-dealt
 
 
 def test_observation_caches_match_a_fresh_encoding():
@@ -127,12 +129,19 @@ def test_parallel_env_collects_secret_bids_in_one_step():
     assert env.state.auction_idx == 1 and len(env.state.bid_history) == 1
 
 
-@pytest.mark.parametrize("opts,decisions,finish,money", [
-    ({}, 285, [1, 0, 3, 5, 2, 4], [21, 11, 7, 11]),                  # manual steering (default)
-    ({"steering": "auto"}, 77, [1, 0, 3, 4, 5, 2], [28, -4, 10, 8]),
-    ({"powers": True, "extra_powers": True, "steering": "manual", "odds_betting": True}, 301,
-     [5, 1, 3, 2, 0, 4], [10, 1, 7, 9]),
-])
+@pytest.mark.parametrize(
+    "opts,decisions,finish,money",
+    [
+        ({}, 285, [1, 0, 3, 5, 2, 4], [21, 11, 7, 11]),  # manual steering (default)
+        ({"steering": "auto"}, 77, [1, 0, 3, 4, 5, 2], [28, -4, 10, 8]),
+        (
+            {"powers": True, "extra_powers": True, "steering": "manual", "odds_betting": True},
+            301,
+            [5, 1, 3, 2, 0, 4],
+            [10, 1, 7, 9],
+        ),
+    ],
+)
 def test_golden_playthrough(opts, decisions, finish, money):
     """A fixed game (seeded chance, the (k mod legal)-th legal action at decision k). A change here is a
     behaviour change: bump the env version."""

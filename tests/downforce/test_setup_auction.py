@@ -1,4 +1,5 @@
 """Downforce setup and auction rules (DF-R1 .. DF-R10)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -60,31 +61,38 @@ def test_DF_R3_each_colour_auctioned_once_in_random_order(seed):
 
 
 def test_DF_R4_commits_are_hidden_until_everyone_committed():
-    hands = {0: [card("K6", "Y2"), card("B6", "O2")], 1: [card("G6", "R2"), card("K5", "G3", "O1")],
-             2: [card("Y6", "K2")], 3: [card("O6", "B2")]}
+    hands = {
+        0: [card("K6", "Y2"), card("B6", "O2")],
+        1: [card("G6", "R2"), card("K5", "G3", "O1")],
+        2: [card("Y6", "K2")],
+        3: [card("O6", "B2")],
+    }
     st = auction(4, hands, car=K)
     assert st.deciders() == [0, 1, 2, 3]
     a = st.clone()
     b = st.clone()
     a.apply_action(card("K6", "Y2"))
     b.apply_action(card("B6", "O2"))
-    for seat in (1, 2, 3):           # nobody else can tell which card seat 0 committed
+    for seat in (1, 2, 3):  # nobody else can tell which card seat 0 committed
         np.testing.assert_array_equal(a.observation(seat), b.observation(seat))
-    assert not np.array_equal(a.observation(0), b.observation(0))   # seat 0 sees its own bid
-    assert a.owner[K] == -1 and a.deciders() == [1, 2, 3]            # nothing resolved yet
-    for s, c in ((1, card("G6", "R2")), (2, card("Y6", "K2")), (3, card("O6", "B2"))):
+    assert not np.array_equal(a.observation(0), b.observation(0))  # seat 0 sees its own bid
+    assert a.owner[K] == -1 and a.deciders() == [1, 2, 3]  # nothing resolved yet
+    for _s, c in ((1, card("G6", "R2")), (2, card("Y6", "K2")), (3, card("O6", "B2"))):
         a.apply_action(c)
     assert a.owner[K] == 0
     assert a.bid_history[-1] == [card("K6", "Y2"), card("G6", "R2"), card("Y6", "K2"), card("O6", "B2")]
 
 
-@pytest.mark.parametrize("bid,value", [
-    (("K6", "Y2"), 6),            # the line of the auctioned colour
-    (("Y6", "K2"), 2),            # lower line counts too
-    (("B6", "O2"), 0),            # no line of that colour
-    (("G4", "W3", "B2", "K1"), 1),  # K1 counts ...
-    (("B4", "W3", "K2", "R1"), 2),
-])
+@pytest.mark.parametrize(
+    "bid,value",
+    [
+        (("K6", "Y2"), 6),  # the line of the auctioned colour
+        (("Y6", "K2"), 2),  # lower line counts too
+        (("B6", "O2"), 0),  # no line of that colour
+        (("G4", "W3", "B2", "K1"), 1),  # K1 counts ...
+        (("B4", "W3", "K2", "R1"), 2),
+    ],
+)
 def test_DF_R5_bid_value_is_the_matching_line(bid, value):
     g = DownforceGame()
     assert g.bid_value[card(*bid)][K] == value
@@ -97,7 +105,7 @@ def test_DF_R5_wild_lines_never_bid():
 
 
 def test_DF_R6_all_players_bid_while_enough_cars_remain():
-    st = auction(4, car=G, owners={K: 0, B: 0, Y: 1})       # 3 cars left, 2 carless players
+    st = auction(4, car=G, owners={K: 0, B: 0, Y: 1})  # 3 cars left, 2 carless players
     assert st.eligible == [1, 1, 1, 1]
 
 
@@ -133,22 +141,39 @@ def test_DF_R7_tie_goes_to_the_line_nearer_the_top():
 
 
 def test_DF_R7_equal_bids_on_the_same_line_lowest_seat_wins():
-    st = auction(4, {0: [card("B6", "O2")], 1: [card("O5", "K3", "G1")], 2: [card("R4", "K4", "B2")],
-                     3: [card("B4", "K3", "W2", "R1", "O1")]}, car=K)
-    for s in range(4):
+    st = auction(
+        4,
+        {
+            0: [card("B6", "O2")],
+            1: [card("O5", "K3", "G1")],
+            2: [card("R4", "K4", "B2")],
+            3: [card("B4", "K3", "W2", "R1", "O1")],
+        },
+        car=K,
+    )
+    for _s in range(4):
         st.apply_action(legal(st)[0])
-    assert st.owner[K] == 2          # K4 is the highest
-    st = auction(4, {0: [card("B6", "O2")], 1: [card("O5", "K3", "G1")], 2: [card("G6", "R2")],
-                     3: [card("B4", "K3", "W2", "R1", "O1")]}, car=K)
-    for s in range(4):
+    assert st.owner[K] == 2  # K4 is the highest
+    st = auction(
+        4,
+        {
+            0: [card("B6", "O2")],
+            1: [card("O5", "K3", "G1")],
+            2: [card("G6", "R2")],
+            3: [card("B4", "K3", "W2", "R1", "O1")],
+        },
+        car=K,
+    )
+    for _s in range(4):
         st.apply_action(legal(st)[0])
-    assert st.owner[K] == 1 and st.price[K] == 3   # K3 on line 1 for seats 1 and 3: lower seat
+    assert st.owner[K] == 1 and st.price[K] == 3  # K3 on line 1 for seats 1 and 3: lower seat
 
 
 def test_DF_R7_all_zero_bids_lowest_eligible_seat_wins_for_free():
-    st = auction(4, {0: [card("B6", "O2")], 1: [card("G6", "R2")], 2: [card("Y5", "R3", "B1")],
-                     3: [card("O6", "B2")]}, car=K)
-    for s in range(4):
+    st = auction(
+        4, {0: [card("B6", "O2")], 1: [card("G6", "R2")], 2: [card("Y5", "R3", "B1")], 3: [card("O6", "B2")]}, car=K
+    )
+    for _s in range(4):
         st.apply_action(legal(st)[0])
     assert st.owner[K] == 0 and st.price[K] == 0
     st = auction(4, {2: [card("B6", "O2")], 3: [card("G6", "R2")]}, car=G, owners={K: 0, B: 0, Y: 1, O: 1})
@@ -162,22 +187,21 @@ def test_DF_R7_all_zero_bids_lowest_eligible_seat_wins_for_free():
 
 
 def test_DF_R8_winner_pays_takes_car_and_speed8_card():
-    st = auction(4, {0: [card("K6", "Y2")], 1: [card("B6", "O2")], 2: [card("G6", "R2")], 3: [card("O6", "B2")]},
-                 car=K)
-    for s in range(4):
+    st = auction(4, {0: [card("K6", "Y2")], 1: [card("B6", "O2")], 2: [card("G6", "R2")], 3: [card("O6", "B2")]}, car=K)
+    for _s in range(4):
         st.apply_action(legal(st)[0])
     assert st.owner[K] == 0 and st.price[K] == 6
     assert 42 + K in st.hands[0]
-    assert st.money_parts()[2] == [6, 0, 0, 0]     # the price is subtracted at scoring
+    assert st.money_parts()[2] == [6, 0, 0, 0]  # the price is subtracted at scoring
 
 
 def test_DF_R9_bids_return_to_hand():
     hands = {0: [card("K6", "Y2"), 3], 1: [card("B6", "O2")], 2: [card("G6", "R2")], 3: [card("O6", "B2")]}
     st = auction(4, hands, car=K)
-    for s in range(4):
+    for _s in range(4):
         st.apply_action(legal(st)[0])
     assert st.hands[1] == {card("B6", "O2")} and st.hands[0] == {card("K6", "Y2"), 3, 42}
-    assert card("B6", "O2") in st.revealed[1]      # now publicly known to be in seat 1's hand
+    assert card("B6", "O2") in st.revealed[1]  # now publicly known to be in seat 1's hand
 
 
 @pytest.mark.parametrize("n", [2, 3, 4, 5, 6])

@@ -5,6 +5,7 @@ back to the same dict and plays on. Also: integer-like actions and the observati
 Positions are real positions of seeded games, reached by a readable condition ("the first race
 turn", "a STEER sub-step"), then damaged field by field.
 """
+
 from __future__ import annotations
 
 import copy
@@ -86,10 +87,10 @@ def test_a_sprint_state_does_not_fit_the_default_track():
 def test_schema_ranges_follow_the_player_count():
     game, d = reach(first_race_turn, n=3)
     bad = copy.deepcopy(d)
-    bad["owner"][0] = 3                                  # seat 3 does not exist in a 3-player game
+    bad["owner"][0] = 3  # seat 3 does not exist in a 3-player game
     refused(game, bad, r"owner\[0\]")
     bad = copy.deepcopy(d)
-    bad["hands"][0] = list(range(25))                    # 14 cards + at most 4 speed-8 cards
+    bad["hands"][0] = list(range(25))  # 14 cards + at most 4 speed-8 cards
     refused(game, bad, r"hands\[0\]")
 
 
@@ -97,10 +98,10 @@ def test_schema_ranges_follow_the_player_count():
 def test_DF_R2_every_card_exactly_once():
     game, d = reach(first_race_turn)
     bad = copy.deepcopy(d)
-    bad["hands"][1] = sorted(bad["hands"][1] + [bad["hands"][0][0]])   # one card in two hands
+    bad["hands"][1] = sorted(bad["hands"][1] + [bad["hands"][0][0]])  # one card in two hands
     refused(game, bad, "hands")
     bad = copy.deepcopy(d)
-    bad["hands"][1] = bad["hands"][1][1:]                # a card vanished
+    bad["hands"][1] = bad["hands"][1][1:]  # a card vanished
     refused(game, bad, "not conserved")
 
 
@@ -140,10 +141,10 @@ def test_DF_R4_bids_are_committed_in_seat_order():
     game, d = reach(lambda s: s.stage == "auction" and s.dec_seat == 2 and s.auction_idx == 1)
     assert d["pending"][0] >= 0 and d["pending"][2] == -1
     bad = copy.deepcopy(d)
-    bad["pending"][3] = bad["hands"][3][0]               # seat 3 cannot have bid before seat 2
+    bad["pending"][3] = bad["hands"][3][0]  # seat 3 cannot have bid before seat 2
     refused(game, bad, r"pending\[3\].*DF-R4")
     bad = copy.deepcopy(d)
-    bad["pending"][0] = -1                               # seat 0 must have bid already
+    bad["pending"][0] = -1  # seat 0 must have bid already
     refused(game, bad, r"pending\[0\].*DF-R4")
     bad = copy.deepcopy(d)
     bad["pending"][1] = next(c for c in range(42) if c not in bad["hands"][1])
@@ -154,7 +155,7 @@ def test_DF_R6_only_eligible_players_bid():
     game, d = reach(lambda s: s.stage == "race")
     bad = copy.deepcopy(d)
     last = bad["bid_history"][-1]
-    if all(b >= 0 for b in last):                        # everyone bid: make one seat ineligible
+    if all(b >= 0 for b in last):  # everyone bid: make one seat ineligible
         last[0] = -1
     else:
         s = last.index(-1)
@@ -184,8 +185,8 @@ def test_DF_R17_two_cars_never_share_a_space():
 def test_DF_R16_cars_never_stand_behind_their_grid_row():
     game, d = reach(mid_race)
     bad = copy.deepcopy(d)
-    car = bad["grid_cars"][0]                            # started on P1, row 2
-    free = next(s for s in (0, 1, 3, 4) if bad["occ"][s] < 0)   # a free space on rows 0-1
+    car = bad["grid_cars"][0]  # started on P1, row 2
+    free = next(s for s in (0, 1, 3, 4) if bad["occ"][s] < 0)  # a free space on rows 0-1
     if bad["pos"][car] >= 0:
         bad["occ"][bad["pos"][car]] = -1
     bad["pos"][car] = free
@@ -215,7 +216,7 @@ def test_DF_R11_R12_the_turn_follows_the_cards_played():
     bad["turn_player"] = (bad["turn_player"] + 1) % 4
     bad["dec_seat"] = bad["turn_player"]
     refused(game, bad, "turn_player.*DF-R11")
-    bad = copy.deepcopy(d)                               # one more card in one hand, one less in another
+    bad = copy.deepcopy(d)  # one more card in one hand, one less in another
     bad["hands"][0], bad["hands"][1] = sorted(bad["hands"][0] + bad["hands"][1][:1]), bad["hands"][1][1:]
     bad["revealed"][0] = sorted(set(bad["revealed"][0]) | (set(bad["revealed"][1]) & set(bad["hands"][0])))
     bad["revealed"][1] = [c for c in bad["revealed"][1] if c in bad["hands"][1]]
@@ -228,18 +229,18 @@ def steering(s):
 
 
 def test_DF_R20_a_steer_step_lists_exactly_the_free_steps():
-    game, d = reach(steering)                            # manual steering (the default)
+    game, d = reach(steering)  # manual steering (the default)
     assert game.state_from_dict(d).to_dict() == d
     bad = copy.deepcopy(d)
     steps = bad["dec_args"][3:]
     blocked = [k for k in (0, 1, 2) if k not in steps]
-    bad["dec_args"][3:] = steps + blocked[:1] if blocked else steps[:2]   # a blocked step, or one left out
+    bad["dec_args"][3:] = steps + blocked[:1] if blocked else steps[:2]  # a blocked step, or one left out
     refused(game, bad, "dec_args.*DF-R16")
     bad = copy.deepcopy(d)
-    bad["dec_seat"] = (bad["dec_seat"] + 1) % 4          # only the current player steers (no Cunning here)
+    bad["dec_seat"] = (bad["dec_seat"] + 1) % 4  # only the current player steers (no Cunning here)
     refused(game, bad, "dec_seat.*DF-R20")
     bad = copy.deepcopy(d)
-    bad["tasks"] = bad["tasks"][:3]                      # the line's after-step is lost
+    bad["tasks"] = bad["tasks"][:3]  # the line's after-step is lost
     refused(game, bad, "tasks")
 
 
@@ -261,7 +262,7 @@ def test_DF_V7_a_power_prompt_needs_its_power_and_context():
     game, d = reach(lambda s: s.dec_type == "yesno", **POWERS)
     assert game.state_from_dict(d).to_dict() == d
     bad = copy.deepcopy(d)
-    bad["dec_args"] = [7, 0]                             # a Determined prompt out of its place
+    bad["dec_args"] = [7, 0]  # a Determined prompt out of its place
     refused(game, bad, "dec_args")
     bad = copy.deepcopy(d)
     bad["held"] = [[] for _ in bad["held"]]
@@ -270,8 +271,9 @@ def test_DF_V7_a_power_prompt_needs_its_power_and_context():
 
 # ------------------------------------------------------------------------ bets (DF-R24 .. DF-R27)
 def test_DF_R25_bets_name_cars_that_had_not_finished():
-    game, d = reach(lambda s: s.stage == "race" and s.dec_type == "play" and len(s.bets) >= 2 and s.finish_order,
-                    seed=3)
+    game, d = reach(
+        lambda s: s.stage == "race" and s.dec_type == "play" and len(s.bets) >= 2 and s.finish_order, seed=3
+    )
     bad = copy.deepcopy(d)
     r = len(bad["bets"]) - 1
     done = [c for c in range(6) if bad["bet_rounds_open"][r][c] == 0]
@@ -333,7 +335,7 @@ def test_observation_layout_is_the_encoders(opts):
     L = game.layout
     blocks = {k for k, v in vars(L).items() if v.__class__ is int} - {"static_end", "semi_end", "size", "last_row"}
     assert blocks == set(DownforceGame.OBS_BLOCKS), "a new encoder block must be named in OBS_BLOCKS"
-    for name, off, length in layout:
+    for name, off, _length in layout:
         if name != "action_features":
             assert getattr(L, name) == off
     assert sum(x[2] for x in layout) == game.observation_size

@@ -4,6 +4,7 @@ The seed (001, Downforce): "Der aktuelle Spieler bewegt alle Autos entsprechend 
 der Gegner. Es ist also moeglich (und oft ratsam!), das Auto des Gegners so schlecht zu spielen, dass
 es feststeckt und es sich nicht bewegen kann." Manual steering is the default.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,15 +17,21 @@ from boardzoo.envs.downforce.rules import A_STEER, DownforceGame
 K5G3O1 = card("K5", "G3", "O1")
 B5Y3R1 = card("B5", "Y3", "R1")
 K4B4G2 = card("K4", "B4", "G2")
-OWN = [0, 1, 2, 3, 0, 1]       # K:0 B:1 G:2 Y:3 O:0 R:1
+OWN = [0, 1, 2, 3, 0, 1]  # K:0 B:1 G:2 Y:3 O:0 R:1
 LEFT, STRAIGHT, RIGHT = A_STEER, A_STEER + 1, A_STEER + 2
 
 
 def test_DF_V5_manual_steering_is_the_default():
     assert DownforceGame().options["steering"] == "manual"
     assert DownforceGame().manual and not DownforceGame(steering="auto").manual
-    st = race(4, cars={K: (3, 0), B: (5, 0), Y: (5, 1)}, finished=[G, O], owners=OWN, hands={0: [K5G3O1], 1: [1]},
-              steering=None)                             # the game's default
+    st = race(
+        4,
+        cars={K: (3, 0), B: (5, 0), Y: (5, 1)},
+        finished=[G, O],
+        owners=OWN,
+        hands={0: [K5G3O1], 1: [1]},
+        steering=None,
+    )  # the game's default
     st.apply_action(K5G3O1)
     assert st.dec_type == "steer" and st.current_player() == 0
 
@@ -32,21 +39,33 @@ def test_DF_V5_manual_steering_is_the_default():
 def test_DF_R20_manual_steering_an_opponent_into_a_dead_end_is_legal_and_applied():
     # Seat 0 plays Blue 5 for seat 1's car on (3, 0); row 5 lanes 0 and 1 are blocked. Straight on
     # leads into a dead end at (4, 0): the seed's "often advisable" move.
-    st = race(4, cars={B: (3, 0), K: (5, 0), G: (5, 1)}, finished=[Y, RED], owners=OWN,
-              hands={0: [B5Y3R1], 1: [1]}, steering="manual")
+    st = race(
+        4,
+        cars={B: (3, 0), K: (5, 0), G: (5, 1)},
+        finished=[Y, RED],
+        owners=OWN,
+        hands={0: [B5Y3R1], 1: [1]},
+        steering="manual",
+    )
     st.apply_action(B5Y3R1)
     assert st.dec_type == "steer" and st.current_player() == 0 and st.owner[B] == 1
     assert legal(st) == [STRAIGHT, RIGHT]
     st.apply_action(STRAIGHT)
-    assert at(st, B) == (4, 0)                            # stuck: (5,0) and (5,1) taken, no lane -1
-    assert st.dec_type == "play" and st.current_player() == 1   # the rest of the movement is lost
+    assert at(st, B) == (4, 0)  # stuck: (5,0) and (5,1) taken, no lane -1
+    assert st.dec_type == "play" and st.current_player() == 1  # the rest of the movement is lost
     assert at(st, K) == (5, 0) and at(st, G) == (5, 1)
     # the other choice gets it through: (4,1), then (5,2) is its only step (no decision), then on
-    st = race(4, cars={B: (3, 0), K: (5, 0), G: (5, 1)}, finished=[Y, RED], owners=OWN,
-              hands={0: [B5Y3R1], 1: [1]}, steering="manual")
+    st = race(
+        4,
+        cars={B: (3, 0), K: (5, 0), G: (5, 1)},
+        finished=[Y, RED],
+        owners=OWN,
+        hands={0: [B5Y3R1], 1: [1]},
+        steering="manual",
+    )
     st.apply_action(B5Y3R1)
     st.apply_action(RIGHT)
-    assert at(st, B) == (5, 2) and st.dec_type == "steer"   # (4,1) -> (5,2) forced, then a fork at row 6
+    assert at(st, B) == (5, 2) and st.dec_type == "steer"  # (4,1) -> (5,2) forced, then a fork at row 6
     while st.dec_type == "steer":
         st.apply_action(STRAIGHT if STRAIGHT in legal(st) else legal(st)[0])
     assert at(st, B) == (8, 2)
@@ -55,12 +74,24 @@ def test_DF_R20_manual_steering_an_opponent_into_a_dead_end_is_legal_and_applied
 def test_DF_R20_automatic_steering_drives_into_the_dead_end_itself():
     # the issue's example: Black on (3, 0), row 5 lanes 0 and 1 blocked, a Black 5 moves Black one
     # space with automatic steering (straight first); manual steering through (4, 1) reaches row 8
-    st = race(4, cars={K: (3, 0), B: (5, 0), Y: (5, 1)}, finished=[G, O], owners=OWN, hands={0: [K5G3O1], 1: [1]},
-              steering="auto")
+    st = race(
+        4,
+        cars={K: (3, 0), B: (5, 0), Y: (5, 1)},
+        finished=[G, O],
+        owners=OWN,
+        hands={0: [K5G3O1], 1: [1]},
+        steering="auto",
+    )
     st.apply_action(K5G3O1)
     assert at(st, K) == (4, 0) and st.dec_type == "play" and st.current_player() == 1
-    st = race(4, cars={K: (3, 0), B: (5, 0), Y: (5, 1)}, finished=[G, O], owners=OWN, hands={0: [K5G3O1], 1: [1]},
-              steering="manual")
+    st = race(
+        4,
+        cars={K: (3, 0), B: (5, 0), Y: (5, 1)},
+        finished=[G, O],
+        owners=OWN,
+        hands={0: [K5G3O1], 1: [1]},
+        steering="manual",
+    )
     st.apply_action(K5G3O1)
     st.apply_action(RIGHT)
     while st.dec_type == "steer":
@@ -75,14 +106,20 @@ def test_DF_R20_a_single_legal_step_is_taken_without_a_decision(steering):
     st.apply_action(B5Y3R1)
     if steering == "manual":
         assert st.dec_type == "steer" and at(st, B) == (15, 1) and legal(st) == [LEFT, STRAIGHT, RIGHT]
-        assert st.dec_args[1] == 3                       # three of the five spaces still to go
+        assert st.dec_args[1] == 3  # three of the five spaces still to go
         st.apply_action(STRAIGHT)
         st.apply_action(STRAIGHT)
         st.apply_action(STRAIGHT)
     assert at(st, B) == (18, 1) and st.dec_type == "play" and st.current_player() == 1
     # a fork whose other steps are occupied is no choice either: only (5, 2) is free from (4, 1)
-    st = race(4, cars={B: (4, 1), K: (5, 0), G: (5, 1), O: (7, 2)}, finished=[Y, RED], owners=OWN,
-              hands={0: [card("Y5", "R3", "B1")], 1: [1]}, steering=steering)
+    st = race(
+        4,
+        cars={B: (4, 1), K: (5, 0), G: (5, 1), O: (7, 2)},
+        finished=[Y, RED],
+        owners=OWN,
+        hands={0: [card("Y5", "R3", "B1")], 1: [1]},
+        steering=steering,
+    )
     st.apply_action(card("Y5", "R3", "B1"))
     assert at(st, B) == (5, 2) and st.dec_type == "play" and st.current_player() == 1
 
@@ -90,15 +127,22 @@ def test_DF_R20_a_single_legal_step_is_taken_without_a_decision(steering):
 @pytest.mark.parametrize("steering", ["manual", "auto"])
 def test_DF_V5_cunning_holder_steers_own_cars_in_both_modes(steering):
     # seat 1 holds Cunning and owns Blue; seat 0 plays K4 B4 G2 (Green finished)
-    st = race(4, cars={K: (3, 0), B: (3, 2)}, finished=[G], owners=OWN, hands={0: [K4B4G2], 1: [1]},
-              powers={1: "Cunning"}, steering=steering)
+    st = race(
+        4,
+        cars={K: (3, 0), B: (3, 2)},
+        finished=[G],
+        owners=OWN,
+        hands={0: [K4B4G2], 1: [1]},
+        powers={1: "Cunning"},
+        steering=steering,
+    )
     st.apply_action(K4B4G2)
-    if steering == "manual":                             # Black (seat 0's own car): seat 0 steers it
+    if steering == "manual":  # Black (seat 0's own car): seat 0 steers it
         for _ in range(4):
             assert st.dec_type == "steer" and st.dec_args[0] == K and st.current_player() == 0
             st.apply_action(STRAIGHT)
-    assert at(st, K) == (7, 0)                           # auto: straight on without a decision
-    for _ in range(4):                                   # Blue: its Cunning owner, in both modes
+    assert at(st, K) == (7, 0)  # auto: straight on without a decision
+    for _ in range(4):  # Blue: its Cunning owner, in both modes
         assert st.dec_type == "steer" and st.dec_args[0] == B and st.current_player() == 1
         st.apply_action(STRAIGHT)
     assert at(st, B) == (7, 2)
@@ -108,8 +152,15 @@ def test_DF_V5_cunning_holder_steers_own_cars_in_both_modes(steering):
 @pytest.mark.parametrize("steering", ["manual", "auto"])
 def test_DF_V5_cunning_holder_steers_own_car_on_an_opponents_card_into_the_dead_end_choice(steering):
     # with Cunning, the dead-end fork of Blue (seat 1's car) is seat 1's decision, not seat 0's
-    st = race(4, cars={B: (3, 0), K: (5, 0), G: (5, 1)}, finished=[Y, RED], owners=OWN,
-              hands={0: [B5Y3R1], 1: [1]}, powers={1: "Cunning"}, steering=steering)
+    st = race(
+        4,
+        cars={B: (3, 0), K: (5, 0), G: (5, 1)},
+        finished=[Y, RED],
+        owners=OWN,
+        hands={0: [B5Y3R1], 1: [1]},
+        powers={1: "Cunning"},
+        steering=steering,
+    )
     st.apply_action(B5Y3R1)
     assert st.dec_type == "steer" and st.current_player() == 1 and legal(st) == [STRAIGHT, RIGHT]
     st.apply_action(RIGHT)

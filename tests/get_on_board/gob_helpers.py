@@ -1,4 +1,5 @@
 """Readable position builders for the Get on Board rule tests."""
+
 from __future__ import annotations
 
 import json
@@ -12,8 +13,9 @@ from boardzoo.envs.get_on_board.rules import P_DEPART, P_END, P_PLACE, P_REVEAL,
 DIRS = {"N": 0, "E": 1, "S": 2, "W": 3}
 
 
-def start(n: int = 1, sheets=None, personals=None, commons=(0, 1), tickets=None, inspector: int = 0,
-          choose=None, **opts) -> GetOnBoardState:
+def start(
+    n: int = 1, sheets=None, personals=None, commons=(0, 1), tickets=None, inspector: int = 0, choose=None, **opts
+) -> GetOnBoardState:
     """A game after the setup deal and the departure choices (phase 'reveal').
 
     Defaults: seat p gets sheet type p+1, personal objective p, departure tickets (2p+1, 2p+2)
@@ -59,12 +61,13 @@ def force_route(st: GetOnBoardState, p: int, path: list[int], **sheet) -> GetOnB
     eliminates the seat (GB-R19). ``sheet`` overrides sheet fields by index name (e.g. TZ=5). The
     copy is loaded through ``state_from_dict``, so it must be a consistent position."""
     from boardzoo.envs.get_on_board import rules as R
+
     g = st.game
     m = g.map
     d = st.to_dict()
     nodes = [m.idx[i] for i in path]
     have = d["route"][p]
-    assert have and nodes[:len(have)] == have, "the path extends the seat's route (from its departure)"
+    assert have and nodes[: len(have)] == have, "the path extends the seat's route (from its departure)"
     roads = []
     for a, b in zip(nodes, nodes[1:]):
         dirs = [k for k in range(4) if m.nb_node[a][k] == b]
@@ -78,7 +81,7 @@ def force_route(st: GetOnBoardState, p: int, path: list[int], **sheet) -> GetOnB
     old = d["sheets"][p]
     sh[TZ], sh[TR], sh[R.C0], sh[R.C1] = old[TZ], old[TR], old[R.C0], old[R.C1]
     counts = [bin(x).count("1") for x in d["marks"]]
-    for r in roads[len(have) - 1:]:
+    for r in roads[len(have) - 1 :]:
         sh[TR] = min(g.rules.tr_max, sh[TR] + counts[r] + m.black[r])
         d["marks"][r] |= 1 << p
         d["log"].append(p * m.r + r)
@@ -104,6 +107,7 @@ def finish_round(st: GetOnBoardState, prefer: str | None = "NESW") -> GetOnBoard
     """Let every remaining player of the round place markers (first legal in ``prefer`` order;
     ``prefer=None``: the heuristic bot plays)."""
     from boardzoo.envs.get_on_board.bot import policy
+
     rng = np.random.default_rng(0)
     while st.ph == P_PLACE:
         if prefer is None:
@@ -119,21 +123,52 @@ def tiny_map(tmp_path: Path) -> str:
     """A 3-row test map (GB-V3): row 1 = 11 G#1 - 12 G - 13 G[a] - 14 g - 15 M (15 is a dead end),
     row 2 = 21 t#2 - 22 s[b] - 23 b#3 - 24 O[d], row 3 = 31 m#4[e] - 32 S[c]; no missing roads."""
     nodes = [
-        (11, "", True, 1, ""), (12, "", True, 0, "f"), (13, "", True, 0, "a"), (14, "g", False, 0, ""),
+        (11, "", True, 1, ""),
+        (12, "", True, 0, "f"),
+        (13, "", True, 0, "a"),
+        (14, "g", False, 0, ""),
         (15, "M", False, 0, ""),
-        (21, "t", False, 2, ""), (22, "s", False, 0, "b"), (23, "b", False, 3, ""), (24, "O", False, 0, "d"),
-        (31, "m", False, 4, "e"), (32, "S", False, 0, "c"),
+        (21, "t", False, 2, ""),
+        (22, "s", False, 0, "b"),
+        (23, "b", False, 3, ""),
+        (24, "O", False, 0, "d"),
+        (31, "m", False, 4, "e"),
+        (32, "S", False, 0, "c"),
     ]
-    data = {"name": "Tiny", "players": [2],  "rows": 3, "cols": 5,
-            "intersections": [{"id": i, "code": c, "star": False, "green": gr, "departure": dep, "letter": let}
-                              for i, c, gr, dep, let in nodes],
-            "missing_roads": [], "black_roads": [[22, 23]],
-            "personal_objectives": [["a", "b", "c"], ["d", "e", "f"]]}
+    data = {
+        "name": "Tiny",
+        "players": [2],
+        "rows": 3,
+        "cols": 5,
+        "intersections": [
+            {"id": i, "code": c, "star": False, "green": gr, "departure": dep, "letter": let}
+            for i, c, gr, dep, let in nodes
+        ],
+        "missing_roads": [],
+        "black_roads": [[22, 23]],
+        "personal_objectives": [["a", "b", "c"], ["d", "e", "f"]],
+    }
     path = tmp_path / "tiny.json"
     path.write_text(json.dumps(data))
     return str(path)
 
 
-__all__ = ["DIRS", "start", "go", "ids", "legal_dirs", "force_route", "finish_round", "tiny_map",
-           "FIVE_GRANDMAS_FROM_23", "FIVE_GRANDMAS_FROM_61", "LOOP_FROM_97",
-           "P_DEPART", "P_END", "P_PLACE", "P_REVEAL", "TZ", "TR"]
+__all__ = [
+    "DIRS",
+    "start",
+    "go",
+    "ids",
+    "legal_dirs",
+    "force_route",
+    "finish_round",
+    "tiny_map",
+    "FIVE_GRANDMAS_FROM_23",
+    "FIVE_GRANDMAS_FROM_61",
+    "LOOP_FROM_97",
+    "P_DEPART",
+    "P_END",
+    "P_PLACE",
+    "P_REVEAL",
+    "TZ",
+    "TR",
+]

@@ -1,6 +1,7 @@
 """Environment-level checks of get_on_board_v0: exact sub-step masks against a plain reference,
 a plain reference encoder for the incremental observation, the solo mode through the PettingZoo
 API, hidden departure choices and the heuristic bot."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -63,9 +64,11 @@ def reference_moves(st) -> tuple[list[int], list[int]]:
     return cands, elim
 
 
-@pytest.mark.parametrize("opts", [{}, {"mask_elimination_moves": False, "green_light_optional": True},
-                                  {"green_light_optional": True}], ids=["GB_V1_default", "GB_V1_off_GB_V2",
-                                                                        "GB_V2_masked"])
+@pytest.mark.parametrize(
+    "opts",
+    [{}, {"mask_elimination_moves": False, "green_light_optional": True}, {"green_light_optional": True}],
+    ids=["GB_V1_default", "GB_V1_off_GB_V2", "GB_V2_masked"],
+)
 def test_GB_R11_masks_match_reference(opts):
     checked = 0
     for st in _random_states(opts, 3, 12, seed=7):
@@ -142,8 +145,11 @@ def reference_observation(st, seat: int) -> np.ndarray:
             put("step.requirement", req)
             cands, elim = reference_moves(st)
             for d in cands:  # flags cover every legal road, masked eliminating ones included
-                put("step.would_deviate", d,
-                    (req == REQ_STRAIGHT and d != st.prev) or (req == REQ_TURN and d == st.prev))
+                put(
+                    "step.would_deviate",
+                    d,
+                    (req == REQ_STRAIGHT and d != st.prev) or (req == REQ_TURN and d == st.prev),
+                )
                 put("step.would_eliminate", d, d in elim)
     if st.ph != P_DEAL:
         put("round.number", len(st.used))
@@ -173,8 +179,9 @@ def test_GB_R45_observation_matches_reference_encoder(n):
     checked = 0
     for st in _random_states(opts, n, 8, seed=n, every=2):
         for seat in range(n):
-            np.testing.assert_array_equal(st.observation(seat), reference_observation(st, seat),
-                                          err_msg=f"seat {seat} phase {st.phase()}")
+            np.testing.assert_array_equal(
+                st.observation(seat), reference_observation(st, seat), err_msg=f"seat {seat} phase {st.phase()}"
+            )
             checked += 1
     assert checked > 40
 
@@ -216,6 +223,7 @@ def test_GB_R4_departure_choice_is_secret_until_revealed():
 
 def test_heuristic_beats_random():
     from boardzoo.envs.core.arena import heuristic_vs_random
+
     m = heuristic_vs_random(make_game("get_on_board_v0"), 2, games=16, seed=5)
     assert m.wins >= 12
 
@@ -234,8 +242,13 @@ def test_GB_R45_observation_cache_follows_clones_pickles_and_loads():
         if st.is_terminal():
             break
         if step == 40:
-            states = [st, st.clone(), pickle.loads(pickle.dumps(st)), copy.deepcopy(st),
-                      g.state_from_dict(st.to_dict())]
+            states = [
+                st,
+                st.clone(),
+                pickle.loads(pickle.dumps(st)),
+                copy.deepcopy(st),
+                g.state_from_dict(st.to_dict()),
+            ]
         a = st.sample_chance(rng) if st.is_chance_node() else int(rng.choice(np.flatnonzero(st.legal_mask())))
         for s in states:
             s.apply_action(a)

@@ -5,6 +5,7 @@ Positions are built with the readable helpers of gob_helpers.py: ``start`` deals
 Map reminder (New York, id = 10*row + col): 23 = departure #1 (green), 33 grandma, 43 light sight,
 44 student, 32 office, 22 tourist, 24 office worker, 25 green light, 12 green light.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -135,6 +136,7 @@ def test_GB_R5_round_deck_holds_twelve_tickets_after_departures():
 
 def test_GB_R6_exactly_twelve_rounds():
     from boardzoo.envs.get_on_board.bot import policy
+
     st = start(n=1)
     rng = np.random.default_rng(1)
     reveals = 0
@@ -386,8 +388,55 @@ def test_GB_R22_green_light_extra_marker(tmp_path):
 
 
 def test_GB_R23_route_markers_are_unlimited():
-    path = [61, 71, 81, 91, 101, 102, 92, 82, 72, 62, 52, 42, 32, 22, 12, 13, 23, 33, 43, 53, 63, 73, 83, 93, 103,
-            113, 123, 133, 134, 124, 114, 104, 94, 84, 74, 64, 54, 44, 34, 24, 14, 15, 25, 35, 45, 55, 65]
+    path = [
+        61,
+        71,
+        81,
+        91,
+        101,
+        102,
+        92,
+        82,
+        72,
+        62,
+        52,
+        42,
+        32,
+        22,
+        12,
+        13,
+        23,
+        33,
+        43,
+        53,
+        63,
+        73,
+        83,
+        93,
+        103,
+        113,
+        123,
+        133,
+        134,
+        124,
+        114,
+        104,
+        94,
+        84,
+        74,
+        64,
+        54,
+        44,
+        34,
+        24,
+        14,
+        15,
+        25,
+        35,
+        45,
+        55,
+        65,
+    ]
     st = force_route(start(n=2, tickets=[(3, 4), (1, 2)]), 0, path)
     assert len(st.rroads[0]) > 32
     st.apply_action(4)
@@ -559,8 +608,9 @@ def test_GB_R37_personal_objective():
     st = start(n=1, personals=(0,))  # letters a (12), f (45), k (92)
     st = force_route(st, 0, [23, 13, 12, 22, 32, 42, 52, 62, 72, 82, 92])
     assert not st.personal_met(0)
-    st = force_route(start(n=1, personals=(0,)), 0,
-                     [23, 13, 12, 22, 32, 42, 43, 44, 45, 55, 65, 75, 85, 84, 83, 82, 92])
+    st = force_route(
+        start(n=1, personals=(0,)), 0, [23, 13, 12, 22, 32, 42, 43, 44, 45, 55, 65, 75, 85, 84, 83, 82, 92]
+    )
     assert st.personal_met(0)
     d = st.to_dict()
     d["ph"], d["used"] = int(P_END), list(range(1, 13))  # the same route at the end of the game
@@ -615,8 +665,18 @@ def test_GB_R42_total_is_the_sum_of_all_zones():
     sh[C0], sh[C1] = 10, 6
     sh[TZ], sh[TR] = 2, 4
     bd = r.breakdown(sh, True, True)
-    assert bd == {"grandmas": 3, "students": 2, "tourist_rows": 5 + 4, "star_sight": 6, "office_rows": 6,
-                  "star_office": 3, "common": 16, "personal": 10, "turn_zone": -3, "traffic": -2}
+    assert bd == {
+        "grandmas": 3,
+        "students": 2,
+        "tourist_rows": 5 + 4,
+        "star_sight": 6,
+        "office_rows": 6,
+        "star_office": 3,
+        "common": 16,
+        "personal": 10,
+        "turn_zone": -3,
+        "traffic": -2,
+    }
     assert r.total(sh, True, True) == sum(bd.values()) == 50
 
 
@@ -654,7 +714,7 @@ def test_GB_R45_public_sheets_secret_personal_objectives():
 
     def block(obs, name):
         off, length = blocks[name]
-        return obs[off:off + length]
+        return obs[off : off + length]
 
     o0 = st.observation(0)
     own = block(o0, "personal_objective")

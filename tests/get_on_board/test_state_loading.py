@@ -6,6 +6,7 @@ legally to the end. Also: integer-like actions on the fast paths, and the observ
 
 Positions come from the readable builders of gob_helpers.py; each test damages one field.
 """
+
 from __future__ import annotations
 
 import json
@@ -79,8 +80,10 @@ def test_saved_body_holds_only_the_games_fields():
         assert np.array_equal(back.observation(seat), st.observation(seat))
 
 
-@pytest.mark.parametrize("opts,n", [({}, 2), ({}, 3), ({"green_light_optional": True, "row_overflow": False}, 2),
-                                    ({"solo_practice": True}, 1)])
+@pytest.mark.parametrize(
+    "opts,n",
+    [({}, 2), ({}, 3), ({"green_light_optional": True, "row_overflow": False}, 2), ({"solo_practice": True}, 1)],
+)
 def test_positions_of_random_games_load_save_back_and_play_to_the_end(opts, n):
     g = make_game("get_on_board_v0", **opts)
     rng = np.random.default_rng(n)
@@ -94,8 +97,9 @@ def test_positions_of_random_games_load_save_back_and_play_to_the_end(opts, n):
             assert back.to_dict() == d
             play_out(back, seed=loaded)
             loaded += 1
-        st.apply_action(st.sample_chance(rng) if st.is_chance_node()
-                        else int(rng.choice(np.flatnonzero(st.legal_mask()))))
+        st.apply_action(
+            st.sample_chance(rng) if st.is_chance_node() else int(rng.choice(np.flatnonzero(st.legal_mask())))
+        )
     assert g.state_from_dict(saved(st)).is_terminal() and loaded > 3
 
 
@@ -407,7 +411,7 @@ def test_observation_layout_names_what_the_encoder_writes():
 
     def block(obs, name):
         off, length = blocks[name]
-        return obs[off:off + length]
+        return obs[off : off + length]
 
     o = st.observation(0)
     assert np.flatnonzero(block(o, "step.phase")).tolist() == [P_PLACE]

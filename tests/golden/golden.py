@@ -7,6 +7,7 @@ every file unchanged; an intended change shows up in the diff (and in the game's
     python tests/golden/golden.py            # check (what test_golden.py does)
     python tests/golden/golden.py --update   # rewrite the transcripts after an intended change
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,8 +48,10 @@ def transcript(env_id: str, opts: dict, n: int, seed: int = 20261203) -> str:
     game = make_game(env_id, **opts)
     st = game.new_initial_state(n)
     rng = np.random.default_rng(seed)
-    lines = [f"# {env_id} options={json.dumps(opts, sort_keys=True)} players={n} seed={seed}",
-             f"# num_actions={game.num_actions} observation_size={game.observation_size}"]
+    lines = [
+        f"# {env_id} options={json.dumps(opts, sort_keys=True)} players={n} seed={seed}",
+        f"# num_actions={game.num_actions} observation_size={game.observation_size}",
+    ]
     step = 0
     while not st.is_terminal():
         obs = _h(b"".join(np.ascontiguousarray(st.observation(p), dtype=np.float32).tobytes() for p in range(n)))
@@ -60,12 +63,15 @@ def transcript(env_id: str, opts: dict, n: int, seed: int = 20261203) -> str:
             m = st.legal_mask()
             legal = np.flatnonzero(m)
             a = int(legal[rng.integers(len(legal))])
-            lines.append(f"{step} P{p} {a} [{st.action_to_string(a)}] legal={_h(legal.tobytes())}/{len(legal)} "
-                         f"obs={obs}")
+            lines.append(
+                f"{step} P{p} {a} [{st.action_to_string(a)}] legal={_h(legal.tobytes())}/{len(legal)} obs={obs}"
+            )
         st.apply_action(a)
         step += 1
-    lines.append(f"# end scores={st.scores()} winners={st.winners()} returns={st.returns()} "
-                 f"score_returns={[round(x, 6) for x in st.score_returns()]}")
+    lines.append(
+        f"# end scores={st.scores()} winners={st.winners()} returns={st.returns()} "
+        f"score_returns={[round(x, 6) for x in st.score_returns()]}"
+    )
     return "\n".join(lines) + "\n"
 
 

@@ -3,6 +3,7 @@
 Places are written as strings: ``"g5"`` gallery space 5, ``"r3"`` room 3, ``"s+10"`` / ``"s-10"``
 the cellar step of that value, ``"start"`` not yet placed.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -23,7 +24,7 @@ from boardzoo.envs.hidden_castle.rules import (
 
 BASE = HiddenCastleGame()
 MIDNIGHT = HiddenCastleGame(midnight_party=True)
-FACE = {1: 0, 2: 1, 4: 2, 5: 3, "H": 4}   # die face index of each value (components.json)
+FACE = {1: 0, 2: 1, 4: 2, 5: 3, "H": 4}  # die face index of each value (components.json)
 
 
 def place(state: HiddenCastleState, name: str) -> int:
@@ -53,12 +54,22 @@ def name_of(state: HiddenCastleState, loc: int) -> str:
 def where(state: HiddenCastleState, seat: int) -> list[str]:
     """Place strings of ``seat``'s guests in slot order."""
     g = state.gpp
-    return [name_of(state, lc) for lc in state.loc[seat * g:(seat + 1) * g]]
+    return [name_of(state, lc) for lc in state.loc[seat * g : (seat + 1) * g]]
 
 
-def build(guests: dict[int, list[str]], n: int = 2, variant: bool = False, hugo: int | str = 5,
-          clock: int = 1, turn: int = 0, roll: int | None = None, spooky: list[int] | None = None,
-          phase: str = "move", start: int = 0, round_: int = 1) -> HiddenCastleState:
+def build(
+    guests: dict[int, list[str]],
+    n: int = 2,
+    variant: bool = False,
+    hugo: int | str = 5,
+    clock: int = 1,
+    turn: int = 0,
+    roll: int | None = None,
+    spooky: list[int] | None = None,
+    phase: str = "move",
+    start: int = 0,
+    round_: int = 1,
+) -> HiddenCastleState:
     """A position: ``guests[seat]`` lists place strings by slot (missing slots go to ``"start"``
     for phase setup, else to the first listed place). ``hugo`` is a gallery space, or ``"start"``,
     or ``"c<k>"`` meaning k steps left to gallery 0. ``roll`` set -> move phase with that roll.
@@ -86,7 +97,7 @@ def build(guests: dict[int, list[str]], n: int = 2, variant: bool = False, hugo:
         d["hugo"] = -fresh.side.hugo_path if hugo == "start" else -int(hugo[1:])
     else:
         d["hugo"] = hugo
-    d["clock"] = 0 if variant or d["hugo"] < 0 else clock   # the clock starts with Hugo's first step on g0
+    d["clock"] = 0 if variant or d["hugo"] < 0 else clock  # the clock starts with Hugo's first step on g0
     d["turn"] = turn
     d["start"] = start
     d["round"] = round_
@@ -94,18 +105,18 @@ def build(guests: dict[int, list[str]], n: int = 2, variant: bool = False, hugo:
         d["round_scores"] = [[0] * n for _ in range(round_ - 1)]
     if spooky is not None:
         d["spooky"] = list(spooky)
-    if not variant:   # scoring-event tallies consistent with the given trail (check_invariants)
+    if not variant:  # scoring-event tallies consistent with the given trail (check_invariants)
         for k in ("cap_cnt", "cap_pts", "plus_pts", "green_off", "green_cnt"):
             d[k] = [0] * n
         for p in range(n):
-            on = [lc for lc in loc[p * g:(p + 1) * g] if STEP0 <= lc < UNPLACED]
+            on = [lc for lc in loc[p * g : (p + 1) * g] if STEP0 <= lc < UNPLACED]
             d["cap_cnt"][p] = len(on)
             d["cap_pts"][p] = sum(fresh.side.steps[lc - STEP0] for lc in on)
             rest = d["spooky"][p] - game.start_score - d["cap_pts"][p]
             if rest >= 0:
-                d["plus_pts"][p] = rest                   # armory entries
+                d["plus_pts"][p] = rest  # armory entries
             else:
-                d["green_off"][p] = -rest                 # green-room entries of -3
+                d["green_off"][p] = -rest  # green-room entries of -3
                 d["green_cnt"][p] = (-rest + 2) // 3
     d["placed"] = sum(1 for lc in loc if lc != UNPLACED) if phase == "setup" else n * g
     d["phase_id"] = PHASES.index(phase)

@@ -1,4 +1,5 @@
 """Encoder, serialisation, action names, data validation, bot and renders of hidden_castle_v0."""
+
 from __future__ import annotations
 
 import json
@@ -98,7 +99,7 @@ def test_observation_is_seat_relative():
     a, b = st.observation(0), st.observation(1)
     swapped = build({0: ["g9"] * 6, 1: ["g5"] * 6}, roll=2, hugo=20, turn=1)
     counts = {name: off for name, off, _ in st.game.observation_layout()}["guest_counts"]
-    both = slice(counts, counts + 2 * NUM_PLACES)       # the two players' guest counts
+    both = slice(counts, counts + 2 * NUM_PLACES)  # the two players' guest counts
     np.testing.assert_array_equal(a[both], swapped.observation(1)[both])
     assert not np.array_equal(a, b)
 
@@ -122,7 +123,7 @@ def test_json_roundtrip_keeps_observations():
 
 def test_components_validated_on_load():
     data = D.components()
-    assert D.components() is data                   # loaded once
+    assert D.components() is data  # loaded once
     assert data["guests_per_player"]["4"] == 4
     bad = json.loads(json.dumps(data))
     bad["hugo_side"]["rooms"][0]["door"] = "two"
@@ -141,6 +142,7 @@ def test_bad_option_type():
 
 def test_renders_are_pictures():
     from boardzoo.envs.hidden_castle.render import render_rgb
+
     for game in (BASE, MIDNIGHT):
         for st in _states(game, 8, seed=1, every=40):
             img = render_rgb(st)

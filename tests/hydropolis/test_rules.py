@@ -7,6 +7,7 @@ then out of play). They are saved-state dicts loaded with the public ``Hydropoli
 (which rebuilds the derived data but, unlike ``game.state_from_dict``, does not refuse positions
 without a history that leads there).
 """
+
 from __future__ import annotations
 
 import json
@@ -28,8 +29,9 @@ def cell(g, col: int, row: int) -> int:
     return row * g.geo.cols + col
 
 
-def setup(g=GAME, n=2, table=None, hands=None, pile=None, to_move=0, scores=None, wrenches=None,
-          passes=0, phase="play"):
+def setup(
+    g=GAME, n=2, table=None, hands=None, pile=None, to_move=0, scores=None, wrenches=None, passes=0, phase="play"
+):
     """A state in the play phase (or ``phase``) built from a readable description."""
     d = g.new_initial_state(n).to_dict()
     T = g.num_types
@@ -53,10 +55,20 @@ def setup(g=GAME, n=2, table=None, hands=None, pile=None, to_move=0, scores=None
         left = [0] * T
         for name in pile:
             left[TY[name]] += 1
-        covered = (counts - np.array(left)).tolist()     # the rest is out of play
-    d.update(cell_type=cell_t, cell_rot=cell_r, hands=hand.tolist(), pile=left, covered=covered,
-             deal_left=0, phase=phase, to_move=to_move, scores=list(scores or [0] * n),
-             wrenches=list(wrenches or [0] * n), passes=passes)
+        covered = (counts - np.array(left)).tolist()  # the rest is out of play
+    d.update(
+        cell_type=cell_t,
+        cell_rot=cell_r,
+        hands=hand.tolist(),
+        pile=left,
+        covered=covered,
+        deal_left=0,
+        phase=phase,
+        to_move=to_move,
+        scores=list(scores or [0] * n),
+        wrenches=list(wrenches or [0] * n),
+        passes=passes,
+    )
     return HydropolisState.from_dict(g, d)
 
 
@@ -108,14 +120,14 @@ def test_HY_R2_three_cards_each_then_start_card_in_centre():
     st = GAME.new_initial_state(3)
     for k in range(9):
         assert st.phase() == "deal"
-        st.apply_action(k)                            # card type k
+        st.apply_action(k)  # card type k
     assert st.hand_sizes == [3, 3, 3]
-    assert st.hands[1].tolist()[:9] == [0, 1, 0, 0, 1, 0, 0, 1, 0]   # dealt round the table
+    assert st.hands[1].tolist()[:9] == [0, 1, 0, 0, 1, 0, 0, 1, 0]  # dealt round the table
     assert st.phase() == "start_card"
     st.apply_action(TY["LE lead"])
     c = cell(GAME, *CENTRE)
     assert st.cell_t[c] == TY["LE lead"] and st.cell_r[c] == 0
-    assert st.pile_size == 88 - 9 - 1 and st.score == [0, 0, 0]   # the start card scores nothing
+    assert st.pile_size == 88 - 9 - 1 and st.score == [0, 0, 0]  # the start card scores nothing
     assert st.phase() == "start_player"
     assert [o for o, _ in st.chance_outcomes()] == [0, 1, 2]
     st.apply_action(2)
@@ -147,14 +159,14 @@ def test_HY_R5_no_legal_play_pass_and_draw_hand_grows():
     assert np.flatnonzero(m).tolist() == [GAME.pass_action]
     st.apply_action(GAME.pass_action)
     draw(st, "TH lead")
-    assert st.hand_sizes[0] == 4 and st.passes == 0     # a pass that draws resets the counter
+    assert st.hand_sizes[0] == 4 and st.passes == 0  # a pass that draws resets the counter
     assert st.current_player() == 1
 
 
 def test_HY_R6_empty_pile_play_continues_without_drawing():
     st = setup(table={CENTRE: "IH lead"}, hands={0: ["IH lead", "IH copper"], 1: ["IH lead"]}, pile=[])
     play(st, "IH lead", 8, 5)
-    assert st.current_player() == 1 and st.phase() == "play"    # no draw node, next player
+    assert st.current_player() == 1 and st.phase() == "play"  # no draw node, next player
     assert st.hand_sizes[0] == 1
 
 
@@ -162,8 +174,8 @@ def test_HY_R6_empty_pile_play_continues_without_drawing():
 def test_HY_R7_upright_only_rotation_0_or_180():
     d = GAME.deck
     le = TY["LE lead"]
-    assert d.edges[le][0] == (NONE, PIPE, PIPE, NONE)        # S and E at rotation 0
-    assert d.edges[le][1] == (PIPE, NONE, NONE, PIPE)        # N and W after 180 degrees
+    assert d.edges[le][0] == (NONE, PIPE, PIPE, NONE)  # S and E at rotation 0
+    assert d.edges[le][1] == (PIPE, NONE, NONE, PIPE)  # N and W after 180 degrees
     # there is no 90-degree turn: a short-edge pipe never becomes a long-edge pipe
     for t in range(GAME.num_types):
         for r in range(2):
@@ -188,7 +200,7 @@ def test_HY_R8_add_only_next_to_a_card_inside_the_table():
 
 def test_HY_R9_overlay_a_leaky_card_which_leaves_play():
     st = setup(table={CENTRE: "IH lead", (8, 5): "IH lead leaky"}, hands={0: ["IH lead leaky", "IH copper"]})
-    assert fits(st, "IH lead leaky", 8, 5)                   # a leaky card may cover a leaky card
+    assert fits(st, "IH lead leaky", 8, 5)  # a leaky card may cover a leaky card
     play(st, "IH copper", 8, 5)
     c = cell(GAME, 8, 5)
     assert st.cell_t[c] == TY["IH copper"]
@@ -207,9 +219,19 @@ def test_HY_R10_sound_copper_caps_taps_outlets_never_overlaid(covered):
                 assert not probe.legal_mask()[GAME.cell_action(cell(GAME, 7, 5))]
 
 
-@pytest.mark.parametrize("mine,theirs,ok", [
-    (PIPE, PIPE, True), (PIPE, CAP, True), (CAP, PIPE, True), (CAP, CAP, False),
-    (PIPE, NONE, False), (NONE, PIPE, False), (CAP, NONE, None), (NONE, NONE, None)])
+@pytest.mark.parametrize(
+    "mine,theirs,ok",
+    [
+        (PIPE, PIPE, True),
+        (PIPE, CAP, True),
+        (CAP, PIPE, True),
+        (CAP, CAP, False),
+        (PIPE, NONE, False),
+        (NONE, PIPE, False),
+        (CAP, NONE, None),
+        (NONE, NONE, None),
+    ],
+)
 def test_HY_R11_edge_compatibility_table(mine, theirs, ok):
     # a card touching one neighbour on its N side; None = fits but forms no connection (HY-R12)
     edges = (mine, NONE, NONE, NONE)
@@ -224,9 +246,9 @@ def test_HY_R11_edge_compatibility_table(mine, theirs, ok):
 
 def test_HY_R11_on_the_table_cap_meets_cap_and_dead_ends():
     st = setup(table={CENTRE: "CV lead"}, hands={0: ["CV lead", "IV lead", "IH lead"]})
-    assert fits(st, "IV lead", 7, 6)             # pipe meets the cap
-    assert not fits(st, "CV lead", 7, 6, 1)      # 180: CAP N meets CAP S
-    assert not fits(st, "IH lead", 7, 4)         # IH's NONE S side would meet the CV's pipe
+    assert fits(st, "IV lead", 7, 6)  # pipe meets the cap
+    assert not fits(st, "CV lead", 7, 6, 1)  # 180: CAP N meets CAP S
+    assert not fits(st, "IH lead", 7, 4)  # IH's NONE S side would meet the CV's pipe
 
 
 def test_HY_R12_at_least_one_connection():
@@ -238,17 +260,17 @@ def test_HY_R12_at_least_one_connection():
 
 def test_HY_R13_table_edge_and_empty_cells_have_no_constraint():
     st = setup(table={(13, 5): "IH lead"}, hands={0: ["IH lead", "X lead"]})
-    assert fits(st, "IH lead", 14, 5)            # E pipe faces the table edge
-    assert fits(st, "X lead", 14, 5)             # N, S face empty cells, E the table edge
+    assert fits(st, "IH lead", 14, 5)  # E pipe faces the table edge
+    assert fits(st, "X lead", 14, 5)  # N, S face empty cells, E the table edge
     st2 = setup(table={(13, 5): "IH lead"}, hands={0: ["IH lead"]})
     st2.apply_action(GAME.card_action(TY["IH lead"], 0))
-    assert len(np.flatnonzero(st2.legal_mask())) == 2   # west and east only, never outside
+    assert len(np.flatnonzero(st2.legal_mask())) == 2  # west and east only, never outside
 
 
 def test_HY_R14_overlay_must_fit_its_neighbours():
     st = setup(table={CENTRE: "IH lead", (8, 5): "IH lead leaky"}, hands={0: ["LE lead", "LW lead"]})
-    assert not fits(st, "LE lead", 8, 5)         # W side NONE would meet the centre's pipe
-    assert fits(st, "LW lead", 8, 5)             # W pipe meets pipe, S faces an empty cell
+    assert not fits(st, "LE lead", 8, 5)  # W side NONE would meet the centre's pipe
+    assert fits(st, "LW lead", 8, 5)  # W pipe meets pipe, S faces an empty cell
     # an overlay also needs a connection: a leaky card alone is not enough
     st2 = setup(table={(8, 5): "IH lead leaky"}, hands={0: ["IV lead"]})
     assert not fits(st2, "IV lead", 8, 5)
@@ -259,9 +281,9 @@ def test_HY_R15_taps_and_outlets_are_single_ended_lead_pipes():
     assert d.edges[TY["TAP"]][0] == (NONE, PIPE, NONE, NONE) and d.colour[TY["TAP"]] == 0
     assert d.edges[TY["OUT"]][0] == (PIPE, NONE, NONE, NONE)
     st = setup(table={CENTRE: "IH lead"}, hands={0: ["TAP"], 1: ["OUT"]})
-    assert play(st, "TAP", 6, 5) == 1 + 3        # a lead pipe meeting a lead pipe
+    assert play(st, "TAP", 6, 5) == 1 + 3  # a lead pipe meeting a lead pipe
     st = setup(table={CENTRE: "IV copper"}, hands={0: ["OUT"]})
-    assert play(st, "OUT", 7, 6) == 1 + 2        # lead outlet meets copper: +2
+    assert play(st, "OUT", 7, 6) == 1 + 2  # lead outlet meets copper: +2
 
 
 # ------------------------------------------------------------------ scoring
@@ -273,11 +295,11 @@ def test_HY_R16_one_point_per_card_in_the_eight_cells_around():
 
 def test_HY_R17_cap_pipe_same_colour_scores_one_whoever_holds_the_cap():
     st = setup(table={CENTRE: "CH lead"}, hands={0: ["IH lead"]})
-    assert play(st, "IH lead", 8, 5) == 1 + 1    # the table card holds the cap
+    assert play(st, "IH lead", 8, 5) == 1 + 1  # the table card holds the cap
     st = setup(table={CENTRE: "CH lead"}, hands={0: ["IH copper"]})
     assert play(st, "IH copper", 8, 5) == 1 + 0  # colours differ
     st = setup(table={CENTRE: "IH copper"}, hands={0: ["CH copper"]})
-    assert play(st, "CH copper", 8, 5, 1) == 1 + 1   # the new card holds the cap (CAP W at 180)
+    assert play(st, "CH copper", 8, 5, 1) == 1 + 1  # the new card holds the cap (CAP W at 180)
 
 
 def test_HY_R18_pipe_pipe_three_same_colour_two_different():
@@ -301,15 +323,15 @@ def test_HY_R20_a_pass_scores_nothing():
 # ------------------------------------------------------------------ end of game
 def test_HY_R21_ends_when_all_pass_in_succession_with_empty_pile():
     st = setup(n=3, table={CENTRE: "IH lead"}, hands={0: ["IV lead"], 1: ["IV lead"], 2: ["IH lead"]}, pile=[])
-    st.apply_action(GAME.pass_action)             # seat 0 cannot play: counter 1
+    st.apply_action(GAME.pass_action)  # seat 0 cannot play: counter 1
     assert st.passes == 1 and st.current_player() == 1
-    st.apply_action(GAME.pass_action)             # counter 2
-    play(st, "IH lead", 8, 5)                     # a play resets it
+    st.apply_action(GAME.pass_action)  # counter 2
+    play(st, "IH lead", 8, 5)  # a play resets it
     assert st.passes == 0 and st.current_player() == 0
     st.apply_action(GAME.pass_action)
     st.apply_action(GAME.pass_action)
     assert not st.is_terminal()
-    st.apply_action(GAME.pass_action)             # third pass in a row: everybody passed
+    st.apply_action(GAME.pass_action)  # third pass in a row: everybody passed
     assert st.is_terminal()
 
 
@@ -318,7 +340,7 @@ def test_HY_R21_a_pass_that_draws_resets_the_counter():
     st.apply_action(GAME.pass_action)
     assert st.passes == 0 and st.phase() == "draw"
     draw(st, "IV copper")
-    st.apply_action(GAME.pass_action)             # seat 1, pile now empty
+    st.apply_action(GAME.pass_action)  # seat 1, pile now empty
     assert st.passes == 1 and not st.is_terminal()
     st.apply_action(GAME.pass_action)
     assert st.is_terminal()
@@ -327,10 +349,10 @@ def test_HY_R21_a_pass_that_draws_resets_the_counter():
 def test_HY_R22_target_score_ends_the_game_at_once():
     g = make_game("hydropolis_v0", target_score=10)
     st = setup(g, table={CENTRE: "IH lead"}, hands={0: ["IH lead"]}, scores=[6, 9])
-    play(st, "IH lead", 8, 5)                     # 6 + 4 = 10
+    play(st, "IH lead", 8, 5)  # 6 + 4 = 10
     assert st.is_terminal() and st.winners() == [0]
     st = setup(g, table={CENTRE: "IH lead"}, hands={0: ["IH copper"]}, scores=[6, 9])
-    play(st, "IH copper", 8, 5)                   # 9 < 10: play on
+    play(st, "IH copper", 8, 5)  # 9 < 10: play on
     assert not st.is_terminal()
 
 
@@ -370,7 +392,7 @@ def test_HY_R25_end_checks_wrenches_before_target_score():
 def test_HY_R26_closed_network_ends_the_game_at_once():
     st = setup(table={CENTRE: "TAP"}, hands={0: ["TAP", "IH lead"]})
     assert st.pile_size > 0
-    play(st, "TAP", 8, 5, 1)                      # two taps valve to valve: nothing is open any more
+    play(st, "TAP", 8, 5, 1)  # two taps valve to valve: nothing is open any more
     assert st.is_terminal() and st.current_player() == TERMINAL
     # an open network goes on
     st = setup(table={CENTRE: "TAP"}, hands={0: ["IH lead"]})
@@ -385,11 +407,11 @@ def test_HY_V1_wrench_for_15_points_three_win():
     st = setup(g, table=table, hands={0: ["X lead"]})
     play(st, "X lead", 7, 5)
     assert st.wrenches == [1, 0] and not st.is_terminal()
-    st = setup(GAME, table=table, hands={0: ["X lead"]})     # variant off: no wrenches
+    st = setup(GAME, table=table, hands={0: ["X lead"]})  # variant off: no wrenches
     play(st, "X lead", 7, 5)
     assert st.wrenches == [0, 0]
     st = setup(g, table={CENTRE: "IH lead"}, hands={0: ["IH lead"]}, wrenches=[2, 0])
-    play(st, "IH lead", 8, 5)                                 # 4 points: no wrench
+    play(st, "IH lead", 8, 5)  # 4 points: no wrench
     assert st.wrenches == [2, 0] and not st.is_terminal()
 
 
@@ -406,7 +428,7 @@ def test_HY_V3_overlay_scoring_bonus_only():
     st = setup(g, table={CENTRE: "IH lead", (8, 5): "IH lead leaky"}, hands={0: ["IH lead", "IH copper"]})
     assert play(st, "IH lead", 8, 5) == 5
     st = setup(g, table={CENTRE: "IH lead"}, hands={0: ["IH lead"]})
-    assert play(st, "IH lead", 8, 5) == 4          # adds score as usual
+    assert play(st, "IH lead", 8, 5) == 4  # adds score as usual
     with pytest.raises(ConfigError, match="overlay_scoring"):
         make_game("hydropolis_v0", overlay_scoring="double")
 
@@ -432,7 +454,7 @@ def test_HY_V4_deck_option_reads_a_data_file(tmp_path):
     assert g.deck.total == 31 and g.num_types == 31
     st = g.new_initial_state(4)
     assert st.pile_size == 31
-    bad = dict(d, types=[dict(d["types"][2], leaky=True)])        # copper never leaks
+    bad = dict(d, types=[dict(d["types"][2], leaky=True)])  # copper never leaks
     p2 = tmp_path / "bad.json"
     p2.write_text(json.dumps(bad))
     with pytest.raises(ConfigError, match="deck"):
@@ -455,13 +477,13 @@ def test_HY_V5_solo_score_attack():
     with pytest.raises(ConfigError, match="solo"):
         g.new_initial_state(2)
     with pytest.raises(ConfigError, match="solo"):
-        make("hydropolis_v0", solo=True)              # the default 2 players contradict solo
+        make("hydropolis_v0", solo=True)  # the default 2 players contradict solo
     env = make("hydropolis_v0", solo=True, num_players=1)
     env.reset(seed=0)
     st = setup(g, n=1, table={CENTRE: "IH lead"}, hands={0: ["IH lead", "IV lead"]}, pile=[])
     play(st, "IH lead", 8, 5)
-    assert st.current_player() == 0                   # the lone player keeps going
-    st.apply_action(GAME.pass_action)                 # first pass with an empty pile ends it
+    assert st.current_player() == 0  # the lone player keeps going
+    st.apply_action(GAME.pass_action)  # first pass with an empty pile ends it
     assert st.is_terminal() and st.returns() == [pytest.approx(4 * g.score_scale)]
 
 
@@ -506,7 +528,7 @@ def test_HY_R8_R14_incremental_masks_equal_a_full_rescan(opts):
                 ref = _reference_plays(st)
                 m = st.legal_mask()
                 cards = {(t, r) for t, r, _ in ref}
-                got = {divmod(int(a), 2) for a in np.flatnonzero(m[:g.cell_base])}
+                got = {divmod(int(a), 2) for a in np.flatnonzero(m[: g.cell_base])}
                 assert got == cards
                 assert bool(m[g.pass_action]) == (not ref)
                 for t, r in cards:
@@ -520,8 +542,7 @@ def test_HY_R8_R14_incremental_masks_equal_a_full_rescan(opts):
 
 
 def test_observation_is_seat_relative_and_hides_hands():
-    st = setup(n=3, table={CENTRE: "IH lead"}, hands={0: ["IH lead"], 1: ["X copper"], 2: ["TAP"]},
-               scores=[1, 2, 3])
+    st = setup(n=3, table={CENTRE: "IH lead"}, hands={0: ["IH lead"], 1: ["X copper"], 2: ["TAP"]}, scores=[1, 2, 3])
     g = st.game
     o1 = st.observation(1)
     o = g.encoder.layout.offset("own_hand")
@@ -601,9 +622,12 @@ def _reference_observation(st, seat):
             row[11] = float(d.leaky[t])
         else:
             facing = [g.geo.nb[c][k] for k in range(4)]
-            row[11] = float(any(nb >= 0 and st.cell_t[nb] >= 0
-                                and d.edges[st.cell_t[nb]][st.cell_r[nb]][(k + 2) % 4] != NONE
-                                for k, nb in enumerate(facing)))
+            row[11] = float(
+                any(
+                    nb >= 0 and st.cell_t[nb] >= 0 and d.edges[st.cell_t[nb]][st.cell_r[nb]][(k + 2) % 4] != NONE
+                    for k, nb in enumerate(facing)
+                )
+            )
         out += row
     table = [0] * T
     for t in st.cell_t:
@@ -620,7 +644,7 @@ def _reference_observation(st, seat):
     blocks = [0.0] * 24
     for i in range(n):
         s = (seat + i) % n
-        blocks[4 * i:4 * i + 4] = [1.0, st.score[s] * 0.01, st.hand_sizes[s] * 0.1, st.wrenches[s] / 3]
+        blocks[4 * i : 4 * i + 4] = [1.0, st.score[s] * 0.01, st.hand_sizes[s] * 0.1, st.wrenches[s] / 3]
     out += blocks
     out.append(st.passes / n)
     turn = [0.0] * 6
@@ -644,10 +668,16 @@ def _reference_observation(st, seat):
     return np.array(out, dtype=np.float32)
 
 
-@pytest.mark.parametrize("n,options", [(1, {"wrench": True}), (2, {"wrench": True}), (5, {"wrench": True}),
-                                       (2, {"wrench": True, "action_features": True}),
-                                       (2, {"overlay_scoring": "bonus_only", "table_size": "7x5",
-                                            "action_features": True})])
+@pytest.mark.parametrize(
+    "n,options",
+    [
+        (1, {"wrench": True}),
+        (2, {"wrench": True}),
+        (5, {"wrench": True}),
+        (2, {"wrench": True, "action_features": True}),
+        (2, {"overlay_scoring": "bonus_only", "table_size": "7x5", "action_features": True}),
+    ],
+)
 def test_observation_matches_a_plain_reference_encoder(n, options):
     g = make_game("hydropolis_v0", **options)
     rng = np.random.default_rng(n)
@@ -672,8 +702,8 @@ def reference_points(st, t, cell, rot):
     cell_t, cell_r = st.cell_t, st.cell_r
     overlay = cell_t[cell] >= 0
     if overlay and g.options["overlay_scoring"] == "bonus_only":
-        return 5                                           # HY-V3
-    pts = sum(1 for nb in g.geo.nb8[cell] if cell_t[nb] >= 0)   # HY-R16
+        return 5  # HY-V3
+    pts = sum(1 for nb in g.geo.nb8[cell] if cell_t[nb] >= 0)  # HY-R16
     edges, colour = g.deck.edges, g.deck.colour
     for d, nb in enumerate(g.geo.nb[cell]):
         if nb < 0 or cell_t[nb] < 0:
@@ -681,10 +711,10 @@ def reference_points(st, t, cell, rot):
         e, f = edges[t][rot][d], edges[cell_t[nb]][cell_r[nb]][(d + 2) % 4]
         same = colour[t] == colour[cell_t[nb]]
         if e == PIPE and f == PIPE:
-            pts += 3 if same else 2                        # HY-R18
+            pts += 3 if same else 2  # HY-R18
         elif {e, f} == {PIPE, CAP}:
-            pts += 1 if same else 0                        # HY-R17
-    return pts + (5 if overlay else 0)                     # HY-R19
+            pts += 1 if same else 0  # HY-R17
+    return pts + (5 if overlay else 0)  # HY-R19
 
 
 @pytest.mark.parametrize("options", [{}, {"overlay_scoring": "bonus_only", "table_size": "7x5"}])
@@ -708,8 +738,9 @@ def test_HY_R16_R19_points_table_matches_the_plain_rules(options):
             feats = g.encoder.action_points(st)
             if st.phase() == "play":
                 for t, r in {(int(t), int(r)) for _, t, r in zip(*np.nonzero(fits))}:
-                    assert feats[2 * t + r] == max(reference_points(st, t, int(c), r)
-                                                   for c in np.flatnonzero(fits[:, t, r]))
+                    assert feats[2 * t + r] == max(
+                        reference_points(st, t, int(c), r) for c in np.flatnonzero(fits[:, t, r])
+                    )
             st.apply_action(int(rng.choice(np.flatnonzero(st.legal_mask()))))
     assert plays > 500
 
@@ -720,14 +751,15 @@ def test_HY_V4_deck_names_and_relative_paths(tmp_path, monkeypatch):
     assert _deck_file().parent.name == "decks" and _deck_file().name == "waterworks_88.json"
     d = json.loads(_deck_file().read_text())
     (tmp_path / "mine").mkdir()
-    (tmp_path / "mine" / "tiny.json").write_text(json.dumps(dict(d, name="tiny", types=[dict(t, count=1)
-                                                                                        for t in d["types"]])))
+    (tmp_path / "mine" / "tiny.json").write_text(
+        json.dumps(dict(d, name="tiny", types=[dict(t, count=1) for t in d["types"]]))
+    )
     monkeypatch.chdir(tmp_path)
     assert make_game("hydropolis_v0", deck="mine/tiny.json").deck.total == 31
     with pytest.raises(ConfigError, match="deck"):
-        make_game("hydropolis_v0", deck="tiny.json")           # not in the working directory
+        make_game("hydropolis_v0", deck="tiny.json")  # not in the working directory
     with pytest.raises(ConfigError, match="waterworks_88"):
-        make_game("hydropolis_v0", deck="no_such_deck")       # the message lists the bundled decks
+        make_game("hydropolis_v0", deck="no_such_deck")  # the message lists the bundled decks
 
 
 def test_encoder_cache_follows_clones_and_loaded_states():
@@ -748,7 +780,7 @@ def test_encoder_cache_follows_clones_and_loaded_states():
                 other.apply_action(int(rng.choice(np.flatnonzero(other.legal_mask()))))
                 other.observation(other.current_player() if other.current_player() >= 0 else p)
                 for x in (st, other):
-                    fresh = g.state_from_dict(x.to_dict())          # no cache: built from scratch
+                    fresh = g.state_from_dict(x.to_dict())  # no cache: built from scratch
                     for q in range(3):
                         np.testing.assert_array_equal(x.observation(q), fresh.observation(q))
                         np.testing.assert_allclose(x.observation(q), _reference_observation(x, q), rtol=1e-6)

@@ -8,6 +8,7 @@ start_card="X lead")`` deals those cards round the table, lays the start card in
 picks the start player; ``lay(st, "IH lead", 8, 5, draw="IV lead")`` plays a card on (col, row)
 and then draws the named card. The centre cell is (7, 5) on the default 15 x 11 table.
 """
+
 from __future__ import annotations
 
 import copy
@@ -74,8 +75,9 @@ def plays_to_the_end(g, d, seed=0):
     rng = np.random.default_rng(seed)
     while not st.is_terminal():
         st.check_invariants()
-        st.apply_action(st.sample_chance(rng) if st.is_chance_node()
-                        else int(rng.choice(np.flatnonzero(st.legal_mask()))))
+        st.apply_action(
+            st.sample_chance(rng) if st.is_chance_node() else int(rng.choice(np.flatnonzero(st.legal_mask())))
+        )
     return st
 
 
@@ -103,62 +105,61 @@ def test_issue_11_to_move_out_of_range_is_refused_not_a_crash():
 def test_schema_ranges_follow_the_rules_and_options():
     d = saved(lay(start(), "IH lead", 8, 5))
     bad = copy.deepcopy(d)
-    bad["covered"][TY["IV lead"]] = 1                  # HY-R10: a sound card is never covered
+    bad["covered"][TY["IV lead"]] = 1  # HY-R10: a sound card is never covered
     refused(GAME, bad, "'covered[0]'", "0..0")
     bad = copy.deepcopy(d)
-    bad["wrenches"][0] = 1                             # HY-V1 is off: no wrenches at all
+    bad["wrenches"][0] = 1  # HY-V1 is off: no wrenches at all
     refused(GAME, bad, "'wrenches[0]'", "0..0")
     bad = copy.deepcopy(d)
     bad["wrench_winner"] = 0
     refused(GAME, bad, "'wrench_winner'")
     bad = copy.deepcopy(d)
-    bad["hands"][0][TY["TAP"]] = 5                     # HY-R1: the deck has 4 taps
+    bad["hands"][0][TY["TAP"]] = 5  # HY-R1: the deck has 4 taps
     refused(GAME, bad, "'hands[0][29]'", "0..4")
     bad = copy.deepcopy(d)
-    bad["cell_rot"][0] = 2                             # HY-R7: rotation 0 or 180 only
+    bad["cell_rot"][0] = 2  # HY-R7: rotation 0 or 180 only
     refused(GAME, bad, "'cell_rot[0]'")
     bad = copy.deepcopy(d)
-    bad["history"][0][4] = 26                          # the most one play can score is 25
+    bad["history"][0][4] = 26  # the most one play can score is 25
     refused(GAME, bad, "'history[0][4]'", "0..25")
     bad = copy.deepcopy(d)
-    bad["hands"][0] = [True] + bad["hands"][0][1:]     # bool is not an int
+    bad["hands"][0] = [True] + bad["hands"][0][1:]  # bool is not an int
     refused(GAME, bad, "'hands[0][0]'")
 
 
 # ------------------------------------------------------------------ invariants, by rule
 def test_HY_R1_every_card_exactly_once():
     d = saved(lay(start(), "IH lead", 8, 5))
-    d["pile"][TY["X copper"]] -= 1                     # a card vanishes from the pile
+    d["pile"][TY["X copper"]] -= 1  # a card vanishes from the pile
     refused(GAME, d, "hands/pile/cell_type/covered", "X copper", "HY-R1")
 
 
 def test_HY_R2_setup_deals_round_the_table_from_seat_0():
     st = GAME.new_initial_state(2)
     for name in ("IH lead", "IV lead", "CV lead"):
-        st.apply_action(TY[name])                      # seats 0, 1, 0
+        st.apply_action(TY[name])  # seats 0, 1, 0
     d = saved(st)
-    d["hands"][0][TY["CV lead"]] -= 1                  # the third card went to seat 1 instead
+    d["hands"][0][TY["CV lead"]] -= 1  # the third card went to seat 1 instead
     d["hands"][1][TY["CV lead"]] += 1
     refused(GAME, d, "hands: sizes [1, 2]", "HY-R2")
     d = saved(st)
-    d["deal_left"] = 0                                 # a dealt-out phase with cards left to deal
+    d["deal_left"] = 0  # a dealt-out phase with cards left to deal
     refused(GAME, d, "deal_left", "HY-R2")
     d = saved(start())
-    d["cell_type"][cell(GAME, 8, 5)] = TY["IH lead"]   # a second card before the first turn
+    d["cell_type"][cell(GAME, 8, 5)] = TY["IH lead"]  # a second card before the first turn
     d["pile"][TY["IH lead"]] -= 1
     refused(GAME, d, "cell_type[", "history's plays")
 
 
 def test_HY_R3_a_seat_that_passed_holds_no_playable_card():
     # start card TAP (one pipe, east): the only target needs a west pipe; IV and CV have none
-    st = start(hands={0: ["IV lead", "IV lead", "CV lead"], 1: ["IH copper", "IV copper", "CH lead"]},
-               start_card="TAP")
+    st = start(hands={0: ["IV lead", "IV lead", "CV lead"], 1: ["IH copper", "IV copper", "CH lead"]}, start_card="TAP")
     assert st.legal_actions() == [GAME.pass_action]
     st.apply_action(GAME.pass_action)
     assert st.phase() == "draw"
     plays_to_the_end(GAME, saved(st))
     d = saved(st)
-    d["hands"][0][TY["IV lead"]] -= 1                  # swap an IV for an IH from the pile
+    d["hands"][0][TY["IV lead"]] -= 1  # swap an IV for an IH from the pile
     d["pile"][TY["IV lead"]] += 1
     d["hands"][0][TY["IH lead"]] += 1
     d["pile"][TY["IH lead"]] -= 1
@@ -168,22 +169,22 @@ def test_HY_R3_a_seat_that_passed_holds_no_playable_card():
 def test_HY_R4_a_turn_ends_with_a_draw():
     st = lay(start(), "IH lead", 8, 5, draw=None)
     d = saved(st)
-    d["phase"] = "play"                                # skip the draw
+    d["phase"] = "play"  # skip the draw
     d["to_move"] = 1
     refused(GAME, d, "pile:", "HY-R4")
     d = saved(st)
-    d["pile"][TY["IV lead"]] -= 1                      # drawn, but still in the draw phase
+    d["pile"][TY["IV lead"]] -= 1  # drawn, but still in the draw phase
     d["hands"][0][TY["IV lead"]] += 1
     refused(GAME, d, "pile: 80 cards", "leave 81", "HY-R4")
     d = saved(st)
-    d["hands"][0][TY["IV lead"]] -= 1                  # a card moved from seat 0's hand to seat 1's
+    d["hands"][0][TY["IV lead"]] -= 1  # a card moved from seat 0's hand to seat 1's
     d["hands"][1][TY["IV lead"]] += 1
     refused(GAME, d, "hands: sizes [1, 4]", "give [2, 3]", "HY-R4")
 
 
 def test_HY_R7_to_R14_every_play_of_the_history_was_legal():
     d = saved(lay(start(), "IH lead", 8, 5))
-    far = cell(GAME, 0, 0)                             # HY-R8: not next to any card
+    far = cell(GAME, 0, 0)  # HY-R8: not next to any card
     d["cell_type"][cell(GAME, 8, 5)], d["cell_type"][far] = -1, TY["IH lead"]
     d["history"][0][2] = far
     refused(GAME, d, "history[0]", "IH lead 0deg at c0r0 is not a legal play", "HY-R7 to HY-R14")
@@ -197,7 +198,7 @@ def test_HY_R7_to_R14_every_play_of_the_history_was_legal():
 
 def test_HY_R16_to_R19_points_are_the_rules_points():
     d = saved(lay(start(), "IH lead", 8, 5))
-    assert d["history"][0] == [0, TY["IH lead"], cell(GAME, 8, 5), 0, 4]    # 1 neighbour + lead-lead 3
+    assert d["history"][0] == [0, TY["IH lead"], cell(GAME, 8, 5), 0, 4]  # 1 neighbour + lead-lead 3
     d["history"][0][4] = 9
     d["scores"][0] = 9
     refused(GAME, d, "history[0]: the play scored 9, the rules give 4", "HY-R16 to HY-R19")
@@ -207,8 +208,7 @@ def test_HY_R16_to_R19_points_are_the_rules_points():
 
 
 def test_HY_R20_a_pass_is_recorded_without_cell_or_points():
-    st = start(hands={0: ["IV lead", "IV lead", "CV lead"], 1: ["IH copper", "IV copper", "CH lead"]},
-               start_card="TAP")
+    st = start(hands={0: ["IV lead", "IV lead", "CV lead"], 1: ["IH copper", "IV copper", "CH lead"]}, start_card="TAP")
     st.apply_action(GAME.pass_action)
     d = saved(st)
     d["history"][0][4] = 1
@@ -217,14 +217,14 @@ def test_HY_R20_a_pass_is_recorded_without_cell_or_points():
 
 def test_HY_R21_pass_counter_and_turn_order():
     d = saved(lay(start(), "IH lead", 8, 5))
-    d["passes"] = 1                                    # the pile is not empty: passes do not count
+    d["passes"] = 1  # the pile is not empty: passes do not count
     refused(GAME, d, "passes: 1", "HY-R21")
     d = saved(lay(start(), "IH lead", 8, 5))
-    d["to_move"] = 0                                   # seat 0 just played: seat 1 is next
+    d["to_move"] = 0  # seat 0 just played: seat 1 is next
     refused(GAME, d, "to_move: seat 0", "seat 1")
     st = lay(lay(start(), "IH lead", 8, 5), "IH copper", 9, 5)
     d = saved(st)
-    d["history"][1][0] = 0                             # seat 0 twice in a row
+    d["history"][1][0] = 0  # seat 0 twice in a row
     refused(GAME, d, "history[1]: seat 0 plays after seat 0")
 
 
@@ -239,16 +239,17 @@ def _tiny_game(tmp_path):
 
 def test_HY_R6_R21_empty_pile_play_on_then_all_pass(tmp_path):
     g = _tiny_game(tmp_path)
-    for seed in range(50):                             # a game that ends by passes (not HY-R26)
+    for seed in range(50):  # a game that ends by passes (not HY-R26)
         rng = np.random.default_rng(seed)
         st, empty, seen = g.new_initial_state(2), None, set()
         while not st.is_terminal():
             if empty is None and st.pile_size == 0 and st.phase() == "play":
                 seen.add(len(st.history))
-                if len(seen) == 2:                     # HY-R6: a turn made with the pile empty
+                if len(seen) == 2:  # HY-R6: a turn made with the pile empty
                     empty = st.clone()
-            st.apply_action(st.sample_chance(rng) if st.is_chance_node()
-                            else int(rng.choice(np.flatnonzero(st.legal_mask()))))
+            st.apply_action(
+                st.sample_chance(rng) if st.is_chance_node() else int(rng.choice(np.flatnonzero(st.legal_mask())))
+            )
         if st.history[-1][1] < 0 and empty is not None:
             break
     assert st.passes == 2 and st.history[-1][1] == st.history[-2][1] == -1
@@ -262,7 +263,7 @@ def test_HY_R6_R21_empty_pile_play_on_then_all_pass(tmp_path):
     d["to_move"] = 1 - d["to_move"]
     refused(g, d, "phase: 'play', but the last turn ended the game", "HY-R21")
     d = saved(empty)
-    d["phase"] = "draw"                                # nothing left to draw
+    d["phase"] = "draw"  # nothing left to draw
     d["to_move"] = d["history"][-1][0]
     refused(g, d, "phase: 'draw', but the draw pile was empty", "HY-R6")
 
@@ -279,8 +280,7 @@ def test_HY_R22_target_score_ends_the_game_at_once():
 
 def test_HY_R26_a_closed_network_ends_the_game():
     # start card TAP (pipe east); a TAP turned 180 degrees (pipe west) closes the network
-    st = start(hands={0: ["TAP", "IV lead", "CV lead"], 1: ["IH copper", "IV copper", "CH lead"]},
-               start_card="TAP")
+    st = start(hands={0: ["TAP", "IV lead", "CV lead"], 1: ["IH copper", "IV copper", "CH lead"]}, start_card="TAP")
     lay(st, "TAP", 8, 5, rot=1)
     assert st.is_terminal()
     d = saved(st)
@@ -290,11 +290,13 @@ def test_HY_R26_a_closed_network_ends_the_game():
 
 
 def test_HY_R9_covered_cards_are_the_ones_overlays_covered():
-    st = start(hands={0: ["IH lead", "IV lead", "CV lead"], 1: ["IH copper", "IV copper", "CH lead"]},
-               start_card="X lead leaky")
+    st = start(
+        hands={0: ["IH lead", "IV lead", "CV lead"], 1: ["IH copper", "IV copper", "CH lead"]},
+        start_card="X lead leaky",
+    )
     lay(st, "IH lead", 8, 5)
     d = saved(st)
-    d["covered"][TY["IH lead leaky"]] = 1              # a leaky card covered, but no overlay covered it
+    d["covered"][TY["IH lead leaky"]] = 1  # a leaky card covered, but no overlay covered it
     d["pile"][TY["IH lead leaky"]] -= 1
     refused(GAME, d, "covered:", "HY-R9")
     # seat 1 covers the leaky start card with its IH copper (its E pipe meets the IH lead's W pipe)
@@ -302,7 +304,7 @@ def test_HY_R9_covered_cards_are_the_ones_overlays_covered():
     assert st2.covered[TY["X lead leaky"]] == 1 and st2.history[1][4] == 1 + 2 + 5
     plays_to_the_end(GAME, saved(st2))
     d = saved(st2)
-    d["covered"][TY["X lead leaky"]] = 0               # where did the start card go?
+    d["covered"][TY["X lead leaky"]] = 0  # where did the start card go?
     d["pile"][TY["X lead leaky"]] += 1
     refused(GAME, d, "covered:", "HY-R9")
 
@@ -313,7 +315,7 @@ def test_HY_V1_wrench_winner_only_at_three_wrenches():
     d["wrench_winner"] = 0
     refused(g, d, "wrench_winner: 0, expected -1", "HY-V1")
     d = saved(lay(start(g), "IH lead", 8, 5))
-    d["wrenches"][0] = 1                               # 4 points earn no wrench
+    d["wrenches"][0] = 1  # 4 points earn no wrench
     refused(g, d, "wrenches: [1, 0]", "HY-V1")
 
 
@@ -321,10 +323,10 @@ def test_the_second_step_needs_a_held_card_with_a_cell():
     st = start()
     st.apply_action(GAME.card_action(TY["IH lead"], 0))
     d = saved(st)
-    d["selected"] = GAME.card_action(TY["IH copper"], 0)   # seat 1's card
+    d["selected"] = GAME.card_action(TY["IH copper"], 0)  # seat 1's card
     refused(GAME, d, "selected: seat 0 does not hold that card")
     d = saved(st)
-    d["selected"] = GAME.card_action(TY["IV lead"], 0)     # another held card that fits (N of the X)
+    d["selected"] = GAME.card_action(TY["IV lead"], 0)  # another held card that fits (N of the X)
     plays_to_the_end(GAME, d)
     d = saved(start())
     d["selected"] = 0
@@ -334,17 +336,17 @@ def test_the_second_step_needs_a_held_card_with_a_cell():
 # ------------------------------------------------------------------ actions
 def test_integer_like_actions_and_chance_outcomes():
     st = GAME.new_initial_state(2)
-    st.apply_action(np.int64(TY["IH lead"]))           # a chance outcome as a numpy int
-    st.apply_action(np.array(TY["IV lead"]))           # ... and as a 0-d array
+    st.apply_action(np.int64(TY["IH lead"]))  # a chance outcome as a numpy int
+    st.apply_action(np.array(TY["IV lead"]))  # ... and as a 0-d array
     assert not st.is_legal(True) and not st.is_legal(np.array([0])) and not st.is_legal(1.0)
     for name in ("CV lead", "IH copper", "IV copper", "CH lead", "X lead"):
         st.apply_action(TY[name])
-    st.apply_action(np.int32(0))                       # the start player
+    st.apply_action(np.int32(0))  # the start player
     assert st.to_move.__class__ is int
     st.apply_action(np.array(GAME.card_action(TY["IH lead"], 0)))
     st.apply_action(np.uint16(GAME.cell_action(cell(GAME, 8, 5))))
     st.apply_action(TY["IV lead"])
-    json.dumps(st.to_dict())                           # plain ints throughout
+    json.dumps(st.to_dict())  # plain ints throughout
     st.check_invariants()
     assert st.history[0] == (0, TY["IH lead"], cell(GAME, 8, 5), 0, 4)
 
@@ -366,14 +368,14 @@ def test_observation_layout_is_the_encoders(opts):
     st = start(g, hands={0: ["IH lead", "IV lead", "CV lead"], 1: ["IH copper", "IV copper", "CH lead"]}, first=1)
     st.apply_action(g.card_action(TY["IH copper"], 0))
     o = st.observation(1)
-    blk = {name: o[off:off + k] for name, (off, k) in lay_.items()}
+    blk = {name: o[off : off + k] for name, (off, k) in lay_.items()}
     assert blk["own_hand"][TY["IH copper"]] == 0.25 and blk["own_hand"].sum() == 0.75
     assert np.flatnonzero(blk["selected_card"]).tolist() == [g.card_action(TY["IH copper"], 0)]
     assert blk["to_move"].tolist() == [1, 0, 0, 0, 0, 0]
     assert blk["seats"][0] == 1 and blk["seats"][SEAT_FEATURES] == 1 and blk["seats"][2 * SEAT_FEATURES] == 0
     assert blk["pile_size"][0] == pytest.approx((88 - 7) / 88)
     c = cell(g, g.geo.cols // 2, g.geo.rows // 2)
-    assert blk["table"][c * 12] == 1                   # the start card: occupied
+    assert blk["table"][c * 12] == 1  # the start card: occupied
     if opts.get("action_features"):
         assert blk["action_features"].max() > 0
 

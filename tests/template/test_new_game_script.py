@@ -1,4 +1,5 @@
 """scripts/new_game.py writes a renamed copy of the template (checked in a scratch root)."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -21,8 +22,17 @@ def test_new_game_script_copies_and_renames(tmp_path):
     assert _script().main(["orchard", "OR", "--root", str(tmp_path)]) == 0
     game = tmp_path / "envs" / "orchard"
     names = {p.relative_to(game).as_posix() for p in game.rglob("*") if p.is_file()}
-    for want in ("__init__.py", "rules.py", "encoder.py", "bot.py", "render.py", "data.py", "RULES.md",
-                 "data/components.json", "data/decks/standard.json"):
+    for want in (
+        "__init__.py",
+        "rules.py",
+        "encoder.py",
+        "bot.py",
+        "render.py",
+        "data.py",
+        "RULES.md",
+        "data/components.json",
+        "data/decks/standard.json",
+    ):
         assert want in names
     rules = (game / "rules.py").read_text()
     assert "class OrchardGame(Game)" in rules and 'env_id: ClassVar[str] = "orchard_v0"' in rules

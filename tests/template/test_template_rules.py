@@ -2,6 +2,7 @@
 readable positions through the public API (apply_action, from_dict), never private caches.
 ``scripts/new_game.py`` copies this file as the new game's tests/<name>/test_rules.py.
 """
+
 from __future__ import annotations
 
 import json
@@ -40,7 +41,7 @@ def test_TT_R1_components_and_deck_option(tmp_path):
 def test_TT_R2_deal_round_the_table():
     game = TemplateGame()
     st = game.new_initial_state(3)
-    st.apply_action(2)                      # seat 2 starts
+    st.apply_action(2)  # seat 2 starts
     for card in (0, 5, 7, 1, 2, 3, 4, 6, 8):
         st.apply_action(card)
     assert st.hands[2] == [0, 1, 4]
@@ -66,8 +67,9 @@ def test_TT_R5_R6_end_and_winner():
     st = _dealt(game)
     rng = np.random.default_rng(1)
     while not st.is_terminal():
-        st.apply_action(st.sample_chance(rng) if st.is_chance_node()
-                        else int(rng.choice(np.flatnonzero(st.legal_mask()))))
+        st.apply_action(
+            st.sample_chance(rng) if st.is_chance_node() else int(rng.choice(np.flatnonzero(st.legal_mask())))
+        )
     assert not any(st.hands)
     s = st.scores()
     assert st.winners() == [i for i, x in enumerate(s) if x == max(s)]

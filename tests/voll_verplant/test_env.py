@@ -1,4 +1,5 @@
 """Encoder, env, bot and renderer tests of Voll verplant (beyond the conformance suite)."""
+
 from __future__ import annotations
 
 import json
@@ -64,9 +65,11 @@ def test_incremental_encoder_matches_reference(opts, n):
     g = game(**opts)
     rng = np.random.default_rng(n)
     for _ in range(3):
+
         def look(s):
             for p in range(n):
                 np.testing.assert_allclose(s.observation(p), reference_observation(s, p), atol=1e-6)
+
         random_game(g.new_initial_state(n), rng, look)
 
 
@@ -102,12 +105,13 @@ def test_parallel_env_plays_a_whole_game():
         obs, rew, term, trunc, _ = env.step(acts)
         steps += 1
     assert env.state.is_terminal()
-    assert 20 <= steps <= 40   # one step per card
+    assert 20 <= steps <= 40  # one step per card
     assert sorted(rew.values())[-1] in (0.0, 1.0)
 
 
 def test_heuristic_beats_random():
     from boardzoo.envs.core.arena import heuristic_vs_random
+
     m = heuristic_vs_random(game(), 4, games=12, seed=11)
     assert m.wins >= 10
 
@@ -143,11 +147,13 @@ def test_encoder_cache_equals_a_fresh_build(opts, n):
             if k[0] % every == 0:
                 for p in range(n):
                     assert np.array_equal(s.observation(p), s.clone().observation(p))
+
         random_game(g.new_initial_state(n), rng, look)
 
 
 def test_rules_import_no_encoder_bot_or_render():
     from pathlib import Path
+
     src = Path(E.__file__).with_name("rules.py").read_text()
     assert not re.search(r"from \.(encoder|bot|render)|import (encoder|bot|render)", src)
     enc = Path(E.__file__).read_text()
@@ -158,6 +164,7 @@ def test_rules_import_no_encoder_bot_or_render():
 def test_deepcopy_and_pickle_keep_the_encoder_cache_apart(opts):
     import copy
     import pickle
+
     st = reveal(setup(3, opts=opts), "3")
     st.observation(0)
     play(st, num("A", 3), num("B", 2), num("C", 1))

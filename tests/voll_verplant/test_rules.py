@@ -1,4 +1,5 @@
 """Rule tests of Voll verplant (VV-R1..R38), each on a readable setup (see vv_helpers.setup)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -46,8 +47,18 @@ def test_VV_R3_deck_is_the_fourteen_cards():
     assert sum(st.deck) == 14
     out = dict(st.chance_outcomes())
     names = {g.deck.card_name(k): p * 14 for k, p in out.items()}
-    assert names == pytest.approx({"3": 3, "4": 3, "5": 2, "6 [shuffle]": 1, "(2) express": 1,
-                                   "(3) express": 1, "* transfer": 2, "o free ride": 1})
+    assert names == pytest.approx(
+        {
+            "3": 3,
+            "4": 3,
+            "5": 2,
+            "6 [shuffle]": 1,
+            "(2) express": 1,
+            "(3) express": 1,
+            "* transfer": 2,
+            "o free ride": 1,
+        }
+    )
     assert sum(out.values()) == pytest.approx(1.0)
 
 
@@ -95,6 +106,7 @@ def test_VV_R7_deck_never_runs_out():
         def look(s):
             if s.is_chance_node():
                 assert sum(s.deck) > 0
+
         random_game(st, rng, look)
 
 
@@ -238,8 +250,8 @@ def test_VV_R18_transfer_symbol_in_window():
 def test_VV_R19_transfer_number_is_lines_through_first_unmarked():
     st = setup(2, marks={0: [15, 16], 1: [1, 2, 3, 4, 5, 6]})
     turn(st, "T", tr("C"), tr("A"))
-    assert st.nums[0][17 - 1] == 2 and marked(st, 0) == [15, 16, 17]   # C and E
-    assert st.nums[1][7 - 1] == 3                                         # A, C and J
+    assert st.nums[0][17 - 1] == 2 and marked(st, 0) == [15, 16, 17]  # C and E
+    assert st.nums[1][7 - 1] == 3  # A, C and J
     assert st.transfer_points(0) == 4 and st.transfer_points(1) == 6
     st = setup(1)
     turn(st, "T", tr("A"))
@@ -302,6 +314,7 @@ def test_VV_R24_marks_are_never_removed():
             assert prev[p] <= now
             prev[p] = now
         s.check_invariants()
+
     random_game(st, rng, look)
     # the invariant check catches an unmarked station
     st2 = setup(1, marks={0: [1]})
@@ -351,7 +364,7 @@ def test_VV_R28_later_completers_take_the_other_bonus():
 
 def test_VV_R29_solo_always_scores_the_first_bonus():
     st = setup(1, marks={0: [60, 61, 62]})
-    st.first_gone[9] = True   # even if it were struck (no reachable position: forced on the state)
+    st.first_gone[9] = True  # even if it were struck (no reachable position: forced on the state)
     turn(st, "3", num("J", 1))
     assert st.scored[0][9] == 1 and st.bonus[0] == 2
     # with two players it would not: seat 1 completed J in an earlier turn
@@ -364,9 +377,10 @@ def test_VV_R30_completions_are_public():
     st = setup(2, opts={"observe_opponent_sheets": False}, marks={0: [60, 61, 62]})
     turn(st, "3", num("J", 1), num("A", 0))
     from boardzoo.envs.voll_verplant import encoder as E
+
     o = st.observation(1)
     other = E.HEADER + E.BLOCK
-    assert o[other + E.P_FIRST + 9] == 1.0        # seat 0 claimed J's first bonus
+    assert o[other + E.P_FIRST + 9] == 1.0  # seat 0 claimed J's first bonus
     assert o[E.H_FIRST_GONE + 9] == 1.0
     assert "completed J" in str(st)
 
@@ -390,9 +404,9 @@ def test_VV_R31_game_ends_when_the_last_window_is_filled():
 
 def test_VV_R32_line_score_is_the_sum_of_bonuses():
     st = setup(2, marks={0: [60, 61, 62, 10, 11, 12, 13, 14, 1, 2, 3, 4, 6, 8, 9]})
-    turn(st, "F", free(7), free(1))   # completes J
+    turn(st, "F", free(7), free(1))  # completes J
     assert st.line_points(0) == 2
-    turn(st, "x2", num("A", 1), num("A", 0))   # crosses 5: completes A and B
+    turn(st, "x2", num("A", 1), num("A", 0))  # crosses 5: completes A and B
     assert st.line_points(0) == 2 + 5 + 4
 
 
@@ -407,7 +421,7 @@ def test_VV_R34_penalty_is_half_the_empty_stations_rounded_down_each_once():
     assert st.penalty_points(0) == 31  # 62 station ids, transfer stations counted once
     st = setup(1, marks={0: [1, 2, 3]})
     assert st.penalty_points(0) == 29  # floor(59 / 2)
-    st = setup(1, marks={0: [30]})     # a station on three lines removes one empty station
+    st = setup(1, marks={0: [30]})  # a station on three lines removes one empty station
     assert st.empty[0] == 61
 
 

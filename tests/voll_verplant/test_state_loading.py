@@ -2,6 +2,7 @@
 below, built from a readable one, is refused with a StateError naming the field (and the rule
 where an invariant enforces one); good positions load, save back to the same dict and play on.
 Also: integer-like actions on the fast paths, and the observation layout (RULES.md = encoder)."""
+
 from __future__ import annotations
 
 import json
@@ -48,9 +49,9 @@ def a_turn_played():
 # ----------------------------------------------------------------------------- good positions
 def test_good_positions_load_round_trip_and_play_to_the_end():
     st = a_turn_played()
-    st.apply_action(num("C", 3))           # seat 0 has committed (hidden), seat 1 to choose
+    st.apply_action(num("C", 3))  # seat 0 has committed (hidden), seat 1 to choose
     d = st.to_dict()
-    assert not {"env_id", "version", "options", "num_players"} & set(st._to_dict())   # the core adds the envelope
+    assert not {"env_id", "version", "options", "num_players"} & set(st._to_dict())  # the core adds the envelope
     back = loads(d)
     assert back.commits == [num("C", 3), -1] and back.cur == 1
     for seat in range(2):
@@ -61,8 +62,9 @@ def test_good_positions_load_round_trip_and_play_to_the_end():
 
 
 @pytest.mark.parametrize("n", [1, 3, 6])
-@pytest.mark.parametrize("opts", [{}, {"penalty_rounding": "ceil", "allow_short_moves": False,
-                                        "observe_opponent_sheets": False}])
+@pytest.mark.parametrize(
+    "opts", [{}, {"penalty_rounding": "ceil", "allow_short_moves": False, "observe_opponent_sheets": False}]
+)
 def test_every_position_of_random_games_loads(n, opts):
     g = game(**opts)
     rng = np.random.default_rng(n)
@@ -78,38 +80,38 @@ def test_every_position_of_random_games_loads(n, opts):
 # ----------------------------------------------------------------------------- schema (types, ranges, sizes)
 def test_schema_names_the_field():
     st = a_turn_played()
-    refused(st, "cur", cur=2)                       # a seat of a two-player game is 0..1
-    refused(st, "card", card=8)                     # the standard deck has 8 card kinds
-    refused(st, "turn", turn=True)                  # bool is not an int
+    refused(st, "cur", cur=2)  # a seat of a two-player game is 0..1
+    refused(st, "card", card=8)  # the standard deck has 8 card kinds
+    refused(st, "turn", turn=True)  # bool is not an int
     refused(st, "over", over=0)
     d = st.to_dict()
-    d["marks"][0] = [1, 2, 63]                      # Metro-1 has station ids 1..62
+    d["marks"][0] = [1, 2, 63]  # Metro-1 has station ids 1..62
     refused(d, "marks[0][2]")
     d = st.to_dict()
-    d["marks"][0] = [2, 1]                          # saved sorted: another order would not round-trip
+    d["marks"][0] = [2, 1]  # saved sorted: another order would not round-trip
     refused(d, "marks[0]")
     d = st.to_dict()
-    d["nums"][0] = {"01": 1}                        # keys are the station ids as saved
+    d["nums"][0] = {"01": 1}  # keys are the station ids as saved
     refused(d, "nums[0]<key>")
     d = st.to_dict()
-    d["wins"][0][LINES.index("J")] = [3, 3]         # J has one window (VV-R8)
+    d["wins"][0][LINES.index("J")] = [3, 3]  # J has one window (VV-R8)
     refused(d, "wins[0][9]")
     d = st.to_dict()
-    d["deck"][CARD["6"]] = 2                        # one 6 in the deck (VV-R3)
+    d["deck"][CARD["6"]] = 2  # one 6 in the deck (VV-R3)
     refused(d, "deck[3]")
 
 
 def test_size_bombs_are_refused_before_anything_is_built():
     st = a_turn_played()
     d = st.to_dict()
-    d["marks"][0] = list(range(1, 10 ** 6))
+    d["marks"][0] = list(range(1, 10**6))
     refused(d, "marks[0]")
-    refused(st, "discard", discard=[0] * 10 ** 6)
-    refused(st, "num_players", num_players=10 ** 6)
+    refused(st, "discard", discard=[0] * 10**6)
+    refused(st, "num_players", num_players=10**6)
 
 
 def test_VV_R29_solo_scores_only_first_bonuses():
-    st = setup(1, marks={0: [60, 7, 61, 62]})       # J complete: first bonus
+    st = setup(1, marks={0: [60, 7, 61, 62]})  # J complete: first bonus
     d = st.to_dict()
     d["scored"][0][LINES.index("J")] = 2
     refused(d, "scored[0][9]")
@@ -117,9 +119,9 @@ def test_VV_R29_solo_scores_only_first_bonuses():
 
 # ----------------------------------------------------------------------------- cards (VV-R3..R7)
 def test_VV_R3_R5_cards_are_conserved():
-    st = a_turn_played()                             # discard: 4, 3 (the 3 revealed now)
+    st = a_turn_played()  # discard: 4, 3 (the 3 revealed now)
     d = st.to_dict()
-    d["deck"][CARD["4"]] += 1                        # the played 4 back in the deck as well
+    d["deck"][CARD["4"]] += 1  # the played 4 back in the deck as well
     msg = refused(d, "deck/discard")
     assert "VV-R3" in msg
 
@@ -127,7 +129,7 @@ def test_VV_R3_R5_cards_are_conserved():
 def test_VV_R5_the_revealed_card_tops_the_discard_pile():
     st = a_turn_played()
     d = st.to_dict()
-    d["discard"] = [CARD["3"], CARD["4"]]            # the 3 is being played: it is on top
+    d["discard"] = [CARD["3"], CARD["4"]]  # the 3 is being played: it is on top
     refused(d, "discard")
 
 
@@ -136,7 +138,7 @@ def test_VV_R6_a_played_shuffle_card_reshuffled_the_deck():
     turn(st, "4", num("A", 0), num("A", 0))
     d = st.to_dict()
     d["deck"][CARD["6"]] = 0
-    d["discard"] = [CARD["4"], CARD["6"]]            # a 6 played, but no reshuffle after it
+    d["discard"] = [CARD["4"], CARD["6"]]  # a 6 played, but no reshuffle after it
     d["wins"] = [[[4, 6] if li == 0 else [] for li in range(10)] for _ in range(2)]
     d["turn"] = 2
     msg = refused(d, "discard")
@@ -148,17 +150,17 @@ def test_VV_R10_pending_commits_are_legal_actions_of_their_seat():
     st = a_turn_played()
     st.apply_action(num("C", 3))
     d = st.to_dict()
-    d["commits"][0] = num("C", 5)                    # a 3 allows at most 3 crosses (VV-R13)
+    d["commits"][0] = num("C", 5)  # a 3 allows at most 3 crosses (VV-R13)
     refused(d, "commits[0]")
-    d["commits"][0] = tr("C")                        # a transfer action on a number card
+    d["commits"][0] = tr("C")  # a transfer action on a number card
     refused(d, "commits[0]")
     d = st.to_dict()
-    d["commits"][1] = num("A", 1)                    # seat 1 has not chosen yet (cur = 1)
+    d["commits"][1] = num("A", 1)  # seat 1 has not chosen yet (cur = 1)
     refused(d, "commits")
 
 
 def test_VV_R8_a_commit_on_a_line_with_no_window_left_is_refused():
-    st = setup(2, windows={"J": [3]})                # J's single window is filled
+    st = setup(2, windows={"J": [3]})  # J's single window is filled
     reveal(st, "4")
     st.apply_action(num("A", 1))
     d = st.to_dict()
@@ -168,11 +170,11 @@ def test_VV_R8_a_commit_on_a_line_with_no_window_left_is_refused():
 
 def test_no_card_is_shown_before_the_reveal_or_after_the_end():
     st = setup(2)
-    refused(st, "cur", cur=1)                        # nobody chooses before the reveal
+    refused(st, "cur", cur=1)  # nobody chooses before the reveal
     g = game()
     end = random_game(g.new_initial_state(2), np.random.default_rng(3))
     d = end.to_dict()
-    refused(d, "over", over=False)                   # every window filled: the game is over (VV-R31)
+    refused(d, "over", over=False)  # every window filled: the game is over (VV-R31)
     refused(d, "card", card=0)
 
 
@@ -180,7 +182,7 @@ def test_no_card_is_shown_before_the_reveal_or_after_the_end():
 def test_VV_R4_every_card_is_written_on_every_sheet():
     st = a_turn_played()
     d = st.to_dict()
-    d["wins"][1][LINES.index("B")] = [5]             # seat 1 wrote a 5 where the 4 was played
+    d["wins"][1][LINES.index("B")] = [5]  # seat 1 wrote a 5 where the 4 was played
     refused(d, "wins[1]")
 
 
@@ -188,30 +190,30 @@ def test_VV_R11_R18_window_codes_are_cards_of_the_deck():
     st = a_turn_played()
     d = st.to_dict()
     for p in range(2):
-        d["wins"][p][LINES.index("A" if p == 0 else "B")] = [7]   # no number 7 in the deck
+        d["wins"][p][LINES.index("A" if p == 0 else "B")] = [7]  # no number 7 in the deck
     refused(d, "wins[0][0]")
 
 
 def test_VV_R31_over_means_every_window_filled():
     st = setup(2)
     turn(st, "4", num("A", 4), num("B", 2))
-    refused(st, "over", over=True)                   # 1 of 24 windows filled
+    refused(st, "over", over=True)  # 1 of 24 windows filled
 
 
 def test_VV_R19_transfer_numbers():
     st = setup(2, windows={"F": [20]}, nums={0: {30: 3}})
     d = st.to_dict()
-    d["nums"][0]["30"] = 2                           # three lines pass through station 30
+    d["nums"][0]["30"] = 2  # three lines pass through station 30
     assert "VV-R19" in refused(d, "nums[0]")
     d = st.to_dict()
-    d["marks"][0].remove(30)                         # a written number marks its station (VV-R23)
+    d["marks"][0].remove(30)  # a written number marks its station (VV-R23)
     refused(d, "nums[0]")
     d = st.to_dict()
-    d["nums"][0]["1"] = 1                            # station 1 is only on A: no transfer window there
+    d["nums"][0]["1"] = 1  # station 1 is only on A: no transfer window there
     d["marks"][0] = sorted(d["marks"][0] + [1])
     refused(d, "nums[0]")
     st2 = setup(2)
-    d = st2.to_dict()                                # a number but no transfer window at all
+    d = st2.to_dict()  # a number but no transfer window at all
     d["nums"][1] = {"5": 2}
     d["marks"][1] = [5]
     refused(d, "nums[1]")
@@ -220,10 +222,10 @@ def test_VV_R19_transfer_numbers():
 def test_VV_R25_R26_a_complete_line_has_scored():
     st = setup(2, marks={0: [60, 7, 61]})
     d = st.to_dict()
-    d["marks"][0] = [7, 60, 61, 62]                  # J complete, but no bonus recorded
+    d["marks"][0] = [7, 60, 61, 62]  # J complete, but no bonus recorded
     assert "VV-R25" in refused(d, "scored[0][9]")
     d = setup(2, marks={0: [60, 7, 61, 62]}).to_dict()
-    d["marks"][0] = [7, 60, 61]                      # a bonus for a line that is not complete
+    d["marks"][0] = [7, 60, 61]  # a bonus for a line that is not complete
     refused(d, "scored[0][9]")
 
 
@@ -232,7 +234,7 @@ def test_VV_R37_the_first_bonus_is_struck_exactly_when_someone_completed_the_lin
     assert st.first_gone[LINES.index("J")]
     refused(st, "first_gone[9]", first_gone=[False] * 10)
     d = setup(2).to_dict()
-    d["first_gone"][0] = True                        # struck, but nobody completed A
+    d["first_gone"][0] = True  # struck, but nobody completed A
     refused(d, "first_gone[0]")
 
 
@@ -244,40 +246,40 @@ def test_VV_R28_other_bonus_without_a_first_is_refused():
 
 # ----------------------------------------------------------------------------- the turn counter and the last turn
 def test_turn_counter_matches_the_cards_played():
-    st = a_turn_played()                             # one window turn played, in this deck
-    refused(st, "turn", turn=0)                      # fewer turns than windows filled
-    refused(st, "turn", turn=2)                      # a free ride would be on the discard pile (VV-R5)
-    st = setup(2, windows={"A": [6]})                # one window turn: the 6, which reshuffled
-    loads(dict(st.to_dict(), turn=2))                # one free ride before it: possible
-    refused(st, "turn", turn=3)                      # two free rides in one deck of one free ride (VV-R6, VV-R21)
+    st = a_turn_played()  # one window turn played, in this deck
+    refused(st, "turn", turn=0)  # fewer turns than windows filled
+    refused(st, "turn", turn=2)  # a free ride would be on the discard pile (VV-R5)
+    st = setup(2, windows={"A": [6]})  # one window turn: the 6, which reshuffled
+    loads(dict(st.to_dict(), turn=2))  # one free ride before it: possible
+    refused(st, "turn", turn=3)  # two free rides in one deck of one free ride (VV-R6, VV-R21)
 
 
 def test_VV_R27_R28_last_turn_completers_share_one_bonus():
     st = setup(3, marks={0: [60, 7, 61], 1: [60, 7, 61]})
-    turn(st, "3", num("J", 1), num("J", 1), num("A", 0))    # seats 0 and 1 complete J together
+    turn(st, "3", num("J", 1), num("J", 1), num("A", 0))  # seats 0 and 1 complete J together
     d = st.to_dict()
     assert d["last_completed"] == [[9], [9], []] and d["scored"][0][9] == d["scored"][1][9] == 1
     loads(d)
-    d["scored"][1][9] = 2                            # one of two simultaneous completers got less
+    d["scored"][1][9] = 2  # one of two simultaneous completers got less
     refused(d, "last_completed")
     d = st.to_dict()
-    d["last_completed"][1] = []                      # seat 1 completed J earlier: then seat 0 gets the other bonus
+    d["last_completed"][1] = []  # seat 1 completed J earlier: then seat 0 gets the other bonus
     refused(d, "last_completed")
 
 
 def test_last_actions_match_the_last_card():
-    st = a_turn_played()                             # last turn: the 4, A x4 and B x2
+    st = a_turn_played()  # last turn: the 4, A x4 and B x2
     d = st.to_dict()
     assert d["last_actions"] == [num("A", 4), num("B", 2)]
-    d["last_actions"][1] = num("B", 5)               # a 4 crosses at most 4 (VV-R13)
+    d["last_actions"][1] = num("B", 5)  # a 4 crosses at most 4 (VV-R13)
     refused(d, "last_actions[1]")
-    d["last_actions"][1] = num("C", 2)               # the 4 was written on B, not on C (VV-R11)
+    d["last_actions"][1] = num("C", 2)  # the 4 was written on B, not on C (VV-R11)
     refused(d, "last_actions[1]")
-    d["last_actions"][1] = free(20)                  # not a free-ride card
+    d["last_actions"][1] = free(20)  # not a free-ride card
     refused(d, "last_actions[1]")
     refused(st, "last_actions", last_actions=[num("A", 4)])
-    refused(st, "last_card", last_card=CARD["5"])    # the last card played was the 4 (VV-R5)
-    refused(st, "last_card", last_card=-1)           # then there is no last turn to describe
+    refused(st, "last_card", last_card=CARD["5"])  # the last card played was the 4 (VV-R5)
+    refused(st, "last_card", last_card=-1)  # then there is no last turn to describe
     st0 = setup(2)
     refused(st0, "last_card", last_card=CARD["4"], last_actions=[0, 0])  # turn 0: no last turn
 
@@ -288,14 +290,14 @@ def test_free_ride_last_actions_crossed_their_station():
     turn(st, "F", free(20), free(44))
     d = st.to_dict()
     loads(d)
-    d["last_actions"][0] = free(21)                  # station 21 is not marked on seat 0's sheet
+    d["last_actions"][0] = free(21)  # station 21 is not marked on seat 0's sheet
     refused(d, "last_actions[0]")
 
 
 # ----------------------------------------------------------------------------- actions: integer-like, never bool/float
 def test_integer_like_actions_on_the_fast_paths():
     st = setup(2)
-    for outcome in (np.int64(CARD["4"]), np.array(CARD["4"])):     # chance outcomes too
+    for outcome in (np.int64(CARD["4"]), np.array(CARD["4"])):  # chance outcomes too
         s = st.clone()
         assert s.is_legal(outcome)
         s.apply_action(outcome)

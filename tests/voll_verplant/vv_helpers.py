@@ -1,4 +1,5 @@
 """Readable setups for the Voll verplant rule tests (imported by the test modules)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -29,8 +30,15 @@ def free(station: int) -> int:
     return 80 + station - 1
 
 
-def setup(n: int = 2, opts: dict | None = None, marks: dict | None = None, windows: dict | None = None,
-          nums: dict | None = None, scored: dict | None = None, first_gone: str = ""):
+def setup(
+    n: int = 2,
+    opts: dict | None = None,
+    marks: dict | None = None,
+    windows: dict | None = None,
+    nums: dict | None = None,
+    scored: dict | None = None,
+    first_gone: str = "",
+):
     """A state at the start of a turn (before the reveal).
 
     Args:
@@ -62,7 +70,7 @@ def setup(n: int = 2, opts: dict | None = None, marks: dict | None = None, windo
         for line, v in sc.items():
             d["scored"][p][LINES.index(line)] = v
     lines = g.map.line_st
-    for p in range(n):   # complete lines have scored (VV-R25); their first bonus is struck (VV-R37)
+    for p in range(n):  # complete lines have scored (VV-R25); their first bonus is struck (VV-R37)
         on = set(d["marks"][p])
         for li, st_ in enumerate(lines):
             if all(s + 1 in on for s in st_):
@@ -71,7 +79,7 @@ def setup(n: int = 2, opts: dict | None = None, marks: dict | None = None, windo
                 d["first_gone"][li] = True
     for line in first_gone:
         d["first_gone"][LINES.index(line)] = True
-    d["turn"] = sum(len(w) for w in d["wins"][0])   # one turn per filled window so far
+    d["turn"] = sum(len(w) for w in d["wins"][0])  # one turn per filled window so far
     return g.state_from_dict(d)
 
 
