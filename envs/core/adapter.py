@@ -64,9 +64,10 @@ class _Core:
         self.metadata = dict(self.metadata, name=self.game.env_id)
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        low, high = self.game.observation_bounds()  # the layout's declared ranges
         self._obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(-np.inf, np.inf, (self.game.observation_size,), np.float32),
+                "observation": spaces.Box(low, high, (self.game.observation_size,), np.float32),
                 "action_mask": spaces.Box(0, 1, (self.game.num_actions,), np.int8),
             }
         )

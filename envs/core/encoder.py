@@ -27,25 +27,43 @@ if TYPE_CHECKING:  # pragma: no cover - types only
 
 
 class Layout:
-    """Named, contiguous blocks of an observation vector, in order.
+    """Named, contiguous blocks of an observation vector, in order, with the range of every entry.
 
-    ``block(name, length)`` appends a block and returns its offset; ``table()`` gives
-    ``[(name, offset, length), ...]``; ``size`` is the total length.
+    ``block(name, length, low=0.0, high=1.0)`` appends a block and returns its offset; ``low`` and
+    ``high`` are the block's true bounds (a number for the whole block, or one per entry; ``inf``
+    where the rules set no limit, e.g. a score). ``table()`` gives ``[(name, offset, length), ...]``,
+    ``bounds()`` the two float32 arrays, ``size`` is the total length. The conformance suite checks
+    every observation lies within the declared bounds.
     """
 
     def __init__(self) -> None:
         self._blocks: list[tuple[str, int, int]] = []
+        self._bounds: list[tuple[np.ndarray, np.ndarray]] = []
         self.size = 0
 
-    def block(self, name: str, length: int) -> int:
+    def block(self, name: str, length: int, low: Any = 0.0, high: Any = 1.0) -> int:
         if any(b[0] == name for b in self._blocks):
             raise ValueError(f"observation block {name!r} declared twice")
         if length <= 0:
             raise ValueError(f"observation block {name!r} has length {length}")
+        try:
+            lo = np.broadcast_to(np.asarray(low, np.float32), (int(length),)).copy()
+            hi = np.broadcast_to(np.asarray(high, np.float32), (int(length),)).copy()
+        except ValueError:
+            raise ValueError(f"observation block {name!r}: bounds must be numbers or {length} per entry") from None
+        if np.isnan(lo).any() or np.isnan(hi).any() or (lo > hi).any():
+            raise ValueError(f"observation block {name!r}: bounds must satisfy low <= high")
         start = self.size
         self._blocks.append((name, start, int(length)))
+        self._bounds.append((lo, hi))
         self.size += int(length)
         return start
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(low, high)``: float32 arrays of length ``size``."""
+        if not self._bounds:
+            return np.zeros(0, np.float32), np.zeros(0, np.float32)
+        return np.concatenate([b[0] for b in self._bounds]), np.concatenate([b[1] for b in self._bounds])
 
     def table(self) -> list[tuple[str, int, int]]:
         return list(self._blocks)

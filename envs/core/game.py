@@ -273,6 +273,16 @@ class Game:
             return self.encoder.layout.table()
         return [("observation", 0, self.observation_size)]
 
+    def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(low, high)``: the true range of every observation entry (float32 arrays), as the
+        encoder's layout declares them (``Layout.block(..., low, high)``; ``inf`` where the rules set
+        no limit). The env's observation ``Box`` uses them; the conformance suite checks them.
+        Default (a game without a spec): unbounded."""
+        if type(self)._spec is not None:
+            return self.encoder.layout.bounds()
+        n = self.observation_size
+        return np.full(n, -np.inf, np.float32), np.full(n, np.inf, np.float32)
+
     def describe(self) -> dict:
         return {
             "env_id": self.env_id,

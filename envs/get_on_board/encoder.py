@@ -109,6 +109,14 @@ class _Views:
         self.fl = self.buf.data.cast("B").cast("f")
 
 
+def sheet_scale() -> np.ndarray:
+    """The factor of every sheet field (SHEET_FIELDS order) in the ``sheet`` blocks."""
+    missing = set(SHEET_FIELDS) ^ set(SHEET_DIVISORS)
+    if missing:
+        raise ValueError(f"SHEET_DIVISORS and SHEET_FIELDS differ: {sorted(missing)}")
+    return np.asarray([1 / SHEET_DIVISORS[f] for f in SHEET_FIELDS], dtype=np.float32)
+
+
 class GetOnBoardEncoder(Encoder):
     """Named blocks of the observation; ``encode`` keeps one lazily updated buffer per seat."""
 
@@ -125,10 +133,12 @@ class GetOnBoardEncoder(Encoder):
         self.end = [L.block(f"route.end.p{i}", N) for i in range(P)]
         self.roads = [L.block(f"road_markers.p{i}", R) for i in range(P)]
         self.sheet, self.sheet_type, self.total = [], [], []
+        ranges = np.asarray(g.sheet_ranges(), np.float64) * sheet_scale()[:, None]  # (lowest, highest) shown
         for i in range(P):
-            self.sheet.append(L.block(f"sheet.p{i}", SHEET_LEN))
+            self.sheet.append(L.block(f"sheet.p{i}", SHEET_LEN, low=ranges[:, 0], high=ranges[:, 1]))
             self.sheet_type.append(L.block(f"sheet_type.p{i}", g.sheet_types))
-            self.total.append(L.block(f"running_total.p{i}", 1))
+            # the running total has no bound short of enumerating sheets: unbounded, honestly
+            self.total.append(L.block(f"running_total.p{i}", 1, low=-np.inf, high=np.inf))
         self.personal = L.block("personal_objective", N)
         self.phase = L.block("step.phase", len(Phase))
         self.extra = L.block("step.green_light_extra", 1)
@@ -150,10 +160,7 @@ class GetOnBoardEncoder(Encoder):
         self.own_tickets = L.block("own.departure_tickets", m.departures)
         self.own_choice = L.block("own.departure_choice", m.departures)
         self.own_end = L.size
-        missing = set(SHEET_FIELDS) ^ set(SHEET_DIVISORS)
-        if missing:
-            raise ValueError(f"SHEET_DIVISORS and SHEET_FIELDS differ: {sorted(missing)}")
-        self.scale = np.asarray([1 / SHEET_DIVISORS[f] for f in SHEET_FIELDS], dtype=np.float32)
+        self.scale = sheet_scale()
         self.scale_l = [float(x) for x in self.scale]  # x * scale_l[i] rounds to the same float32
         self.chunks = [(lo, min(lo + 5, SHEET_LEN)) for lo in range(0, SHEET_LEN, 5)]
         # shape index (in shape_order) of ticket t on sheet type s

@@ -76,9 +76,9 @@ class HiddenCastleEncoder(Encoder):
         clock_len = len(comp["hugo_side"]["clock"])
         rounds = max(1, comp["midnight_side"]["rounds"])
         self.my_guests = L.block("my_guests", MY)
-        self.guest_counts = L.block("guest_counts", MAX_PLAYERS * NUM_PLACES)
+        self.guest_counts = L.block("guest_counts", MAX_PLAYERS * NUM_PLACES, high=MAX_GUESTS)
         self.present = L.block("players_present", MAX_PLAYERS)
-        self.score = L.block("spooky_points", MAX_PLAYERS)
+        self.score = L.block("spooky_points", MAX_PLAYERS, low=-np.inf, high=np.inf)  # points / 50: no cap
         self.hugo = L.block("hugo", self.cellar + GALLERY)
         self.clock = L.block("clock", clock_len)
         self.roll = L.block("roll", MAX_ROLL)

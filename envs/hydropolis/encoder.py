@@ -102,17 +102,20 @@ class HydropolisEncoder(Encoder):
         self.T = T
         self.seat_slots = g.max_players
         self.table = L.block("table", C * CARD_PLANES)
-        self.own_hand = L.block("own_hand", T)
-        self.unseen = L.block("unseen", T)
+        most = max(g.deck.counts) * COUNT_SCALE  # copies of one type
+        self.own_hand = L.block("own_hand", T, high=most)
+        self.unseen = L.block("unseen", T, high=most)
         self.selected = L.block("selected_card", 2 * T)
         self.pile = L.block("pile_size", 1)
-        self.seats = L.block("seats", self.seat_slots * SEAT_FEATURES)
+        # present, score x SCORE_SCALE (no upper limit in the rules), hand size x HAND_SCALE, wrenches / 3
+        seat_high = [1.0, np.inf, g.deck.total * HAND_SCALE, 1.0]
+        self.seats = L.block("seats", self.seat_slots * SEAT_FEATURES, high=seat_high * self.seat_slots)
         self.passes = L.block("passes", 1)
         self.to_move = L.block("to_move", self.seat_slots)
         self.features: int | None = None
         if g.options["action_features"]:
             self.action_features = "action_features"
-            self.features = L.block("action_features", g.num_actions)
+            self.features = L.block("action_features", g.num_actions, high=np.inf)  # points x scale
         self.tail_len = self.to_move - self.own_hand  # the blocks own_hand .. passes (see _tail)
         # the planes of a card (type, rotation) on a cell
         deck = g.deck

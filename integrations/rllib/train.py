@@ -20,21 +20,15 @@ The run folder is the SB3 run's (``config.yaml``, ``log.csv``, ``curve.png``, ``
 
 from __future__ import annotations
 
-import csv
-import json
 import os
-import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from boardzoo.envs import ConfigError, make_game
-from boardzoo.training.config import TrainConfig, config_to_dict
-from boardzoo.training.policy import NumpyPolicy
-from boardzoo.training.train import _plot_curve, _RunFiles, _stage_weights, evaluate
+from boardzoo.training.config import TrainConfig
+from boardzoo.training.run import EvalCadence, League, Ledger, RunFolder, RunSeeds, progress_bar, stage_weights
 
 from .module import SHARED, actor_params, shared_policy_config
 
@@ -50,9 +44,9 @@ def env_config(cfg: TrainConfig) -> dict:
         "illegal": "penalize",
         "mode": cfg.rllib.mode,
         "learner_seats": cfg.rllib.learner_seats,
-        "seed": cfg.seed,
+        "seed": RunSeeds(cfg.seed).env(0),
         "pool": {
-            "weights": _stage_weights(cfg, 0.0),
+            "weights": stage_weights(cfg, 0.0),
             "max_snapshots": cfg.pool.max_snapshots,
             "latest_prob": cfg.pool.latest_prob,
             "activation": cfg.net.activation,
@@ -97,7 +91,7 @@ def algorithm_config(cfg: TrainConfig) -> Any:
             use_kl_loss=False,
             vf_clip_param=10.0,
         )
-        .debugging(seed=cfg.seed, log_level="ERROR")
+        .debugging(seed=RunSeeds(cfg.seed).model, log_level="ERROR")
     )
 
 
@@ -155,138 +149,46 @@ def train(
     log: Callable[[str], None] = print,
 ) -> Path:
     """Train ``cfg`` on RLlib (see the module docstring); returns the run folder."""
-    import yaml
-
-    stem = Path(config_path).stem if config_path else cfg.env_id
-    run = Path(run_dir or cfg.run_dir or Path("runs") / stem)
-    files = _RunFiles(run)
-    has_run = (run / "state.json").is_file() and (run / CHECKPOINT).is_dir()
-    if has_run and not (resume or force):
-        raise ConfigError(f"{run} already holds a run; pass --resume to continue it or --force to start over")
-    if resume and not has_run:
-        raise ConfigError(f"cannot resume: {run} holds no RLlib run (no state.json and {CHECKPOINT}/)")
-    run.mkdir(parents=True, exist_ok=True)
-    if resume:
-        old = yaml.safe_load((run / "config.yaml").read_text())
-        if old != config_to_dict(cfg):
-            log(f"note: the config differs from the one {run} was started with; using the new one")
-    else:
-        for f in ("log.csv", "best_policy.npz", "pool.npz", "policy.npz", "state.json"):
-            (run / f).unlink(missing_ok=True)
-    (run / "config.yaml").write_text(yaml.safe_dump(config_to_dict(cfg), sort_keys=False))
-    state = json.loads((run / "state.json").read_text()) if resume else {}
-    state.setdefault("config_path", config_path)
-    state["backend"] = "rllib"
-    wall_before = float(state.get("wall_s", 0.0))
-    steps = int(state.get("steps", 0))
-    games = int(state.get("games", 0))
-    rows: list[dict] = []
-    if resume and (run / "log.csv").is_file():
-        with open(run / "log.csv") as fh:
-            rows = [{k: float(v) for k, v in r.items()} for r in csv.DictReader(fh)]
-    snaps = files.load_pool() if resume else []
-    opponents = list(cfg.eval.opponents)
-    even = 1.0 / make_game(cfg.env_id, **cfg.options).default_players
-
     import ray
     import torch
 
+    folder = RunFolder(cfg, config_path, run_dir, CHECKPOINT, resume, force, log)
+    folder.state["backend"] = "rllib"
+    seeds = RunSeeds(cfg.seed)
+    steps = int(folder.state.get("steps", 0))
+    games = int(folder.state.get("games", 0))
+    recent: list[float] = []
+    ledger = Ledger(cfg, folder, seeds, f"{cfg.env_id} ({folder.stem}, rllib)")
+    ledger.write = log
     torch.set_num_threads(1)
+    torch.manual_seed(seeds.torch)
     started = start_ray(cfg, log)
-    t_start = time.time()
     bar = None
     try:
         algo = algorithm_config(cfg).build_algo()
         if resume:
-            algo.restore_from_path(str((run / CHECKPOINT).resolve()))
-            log(f"resumed {run} at step {steps}")
-        for snap in snaps:
-            _push_snapshot(algo, snap)
-        recent: list[float] = []
-        stage: dict | None = None
-
-        def set_stage() -> None:
-            nonlocal stage
-            w = _stage_weights(cfg, steps / cfg.total_steps)
-            if w != stage:
-                _on_envs(algo, lambda e: e.set_pool_weights(w))
-                stage = w
-
-        def snapshot() -> None:
-            ps = learner_params(algo)
-            snaps.append(ps)
-            del snaps[: -cfg.pool.max_snapshots]
-            _push_snapshot(algo, ps)
+            algo.restore_from_path(str(folder.path(CHECKPOINT).resolve()))
+            log(f"resumed {folder.dir} at step {steps}")
+        league = League(
+            cfg,
+            folder.load_pool() if resume else [],
+            push=lambda ps: _push_snapshot(algo, ps),
+            set_weights=lambda w: _on_envs(algo, lambda e: e.set_pool_weights(w)),
+        )
+        league.start(steps, lambda: learner_params(algo))
 
         def checkpoint() -> None:
-            params = learner_params(algo)
-            pol = NumpyPolicy(params, cfg.net.activation)
-            row = {
-                "steps": float(steps),
-                "wall_s": wall_before + time.time() - t_start,
-                "games": float(games),
-                "train_win_rate": float(np.mean(recent)) if recent else float("nan"),
-            }
-            evals = {}
-            for k, opp in enumerate(opponents):
-                if cfg.eval.games <= 0:
-                    break
-                e = evaluate(
-                    pol,
-                    cfg.env_id,
-                    cfg.options,
-                    opp,
-                    cfg.eval.games,
-                    seed=10_000 * (len(rows) + 1) + 1000 * k + cfg.seed,
-                )
-                evals[opp] = e
-                row[f"win_{opp}"], row[f"lo_{opp}"], row[f"hi_{opp}"] = e["win_rate"], e["lo"], e["hi"]
-            rows.append(row)
-            with open(run / "log.csv", "w", newline="") as f:
-                w = csv.DictWriter(f, fieldnames=list(row))
-                w.writeheader()
-                w.writerows(rows)
-            if evals:
-                _plot_curve(run, rows, list(evals), even, f"{cfg.env_id} ({stem}, rllib)")
-                score = float(np.mean([e["lo"] for e in evals.values()]))
-                if score > state.get("best_score", -1.0):
-                    state["best_score"], state["best_steps"] = score, steps
-                    files.save_params("best_policy.npz", params)
-                msg = ", ".join(f"vs {o} {e['win_rate']:.3f} [{e['lo']:.3f}, {e['hi']:.3f}]" for o, e in evals.items())
-                (bar.write if bar is not None else log)(f"step {steps}: {msg} (even share {even:.3f})")
-            files.save_params("policy.npz", params)
-            files.save_pool(snaps)
-            algo.save_to_path(str((run / CHECKPOINT).resolve()))
-            state.update(
-                {
-                    "steps": steps,
-                    "wall_s": row["wall_s"],
-                    "games": games,
-                    "last_eval": {o: {k2: round(v, 4) for k2, v in e.items()} for o, e in evals.items()},
-                }
-            )
-            (run / "state.json").write_text(json.dumps(state, indent=1))
+            save = lambda: algo.save_to_path(str(folder.path(CHECKPOINT).resolve()))
+            ledger.checkpoint(steps, games, recent, learner_params(algo), league.snaps, save)
 
-        if not snaps:
-            snapshot()
-        set_stage()
         if not resume:
             checkpoint()  # the starting point on the curve
         if progress:
-            from tqdm import tqdm
-
-            bar = tqdm(
-                total=cfg.total_steps,
-                initial=min(steps, cfg.total_steps),
-                desc=f"train {cfg.env_id} (rllib)",
-                unit="step",
-                smoothing=0.05,
-                mininterval=0.2 if sys.stderr.isatty() else 30.0,
-            )
-        next_snap = (steps // cfg.pool.snapshot_every + 1) * cfg.pool.snapshot_every
-        next_eval = (steps // cfg.eval.every + 1) * cfg.eval.every
+            bar = progress_bar(cfg.total_steps, steps, f"train {cfg.env_id} (rllib)")
+            ledger.write = bar.write
+        cadence = EvalCadence(cfg.eval.every, steps)
         if steps >= cfg.total_steps:
-            log(f"{run} has already trained {steps} >= total_steps={cfg.total_steps} steps")
+            log(f"{folder.dir} has already trained {steps} >= total_steps={cfg.total_steps} steps")
         while steps < cfg.total_steps:
             result = algo.train()
             n = int(result.get("env_runners", {}).get("num_module_steps_sampled", {}).get(SHARED, 0))
@@ -299,17 +201,13 @@ def train(
                 bar.update(n)
                 if recent:
                     bar.set_postfix(games=games, win=f"{np.mean(recent):.2f}", refresh=False)
-            if steps >= next_snap:
-                snapshot()
-                next_snap = (steps // cfg.pool.snapshot_every + 1) * cfg.pool.snapshot_every
-            set_stage()
-            if steps >= next_eval or steps >= cfg.total_steps:
+            league.step(steps, lambda: learner_params(algo))
+            if cadence.due(steps) or steps >= cfg.total_steps:
                 checkpoint()
-                next_eval = (steps // cfg.eval.every + 1) * cfg.eval.every
         algo.stop()
     finally:
         if bar is not None:
             bar.close()
         if started:
             ray.shutdown()
-    return run
+    return folder.dir

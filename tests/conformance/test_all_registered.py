@@ -249,6 +249,32 @@ def test_bad_options_fail_clearly(env_id):
             g(**{key: bad})
 
 
+@pytest.mark.parametrize("env_id,opts,n", CASES)
+def test_observations_lie_within_declared_bounds(env_id, opts, n):
+    """DESIGN.md contract: every entry of every seat's observation lies in the range its layout block
+    declares (``Game.observation_bounds()``, the env's observation Box)."""
+    game = make_game(env_id, **opts)
+    low, high = game.observation_bounds()
+    assert low.shape == high.shape == (game.observation_size,) and (low <= high).all()
+    blocks = game.observation_layout()
+
+    def check(st):
+        for seat in range(n):
+            o = st.observation(seat)
+            bad = np.flatnonzero((o < low) | (o > high))
+            if len(bad):
+                i = int(bad[0])
+                name, off = next((b, off) for b, off, k in blocks if off <= i < off + k)
+                raise AssertionError(
+                    f"{env_id} {opts} n={n}: observation[{i}] (block {name!r}, entry {i - off}) = {o[i]} "
+                    f"outside its declared range [{low[i]}, {high[i]}]"
+                )
+
+    rng = np.random.default_rng(11)
+    for _ in range(max(1, int(3 * SOAK))):
+        check(_random_playout(game.new_initial_state(n), rng, on_state=check))
+
+
 @pytest.mark.parametrize("env_id", names())
 def test_spaces_and_masks(env_id):
     g = game_class(env_id)
