@@ -71,7 +71,7 @@ class _Core:
                 "action_mask": spaces.Box(0, 1, (self.game.num_actions,), np.int8),
             }
         )
-        self._act_space = spaces.Discrete(self.game.num_actions)
+        self._act_space: spaces.Discrete = spaces.Discrete(self.game.num_actions)
         self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
         self.action_spaces = {a: self._act_space for a in self.possible_agents}
         self.state: State = None  # type: ignore[assignment]  # None until reset()
