@@ -3,9 +3,12 @@ match of one bot against the others with a win rate and its 95% interval.
 
     python -m boardzoo.envs.core.arena downforce_v0 --players 4 --games 400
     python -m boardzoo.envs.core.arena downforce_v0 --option powers=True --games 200
+    python -m boardzoo.envs.core.arena downforce_v0 --vs steer=auto --games 1000
 
-prints the heuristic bot's win rate against random bots (its seat rotated over every seat; a shared
-win counts as 1/k of a win). ``boardzoo eval`` (training extra) runs full tournaments with ratings.
+prints the heuristic bot's win rate against random bots, or against a variant of the heuristic
+(``--vs KEY=VALUE[,KEY=VALUE]``: style keywords the game's heuristic offers; ``--style`` sets the
+hero's), its seat rotated over every seat; a shared win counts as 1/k of a win.
+``boardzoo eval`` (training extra) runs full tournaments with ratings.
 """
 
 from __future__ import annotations
@@ -110,10 +113,30 @@ def heuristic_vs_random(game: Game, n: int, games: int, seed: int = 0) -> Match:
     return match(game, n, lambda s, sd: game.heuristic_bot(s, seed=sd), lambda s, sd: RandomBot(sd), games, seed)
 
 
+def _literal(v: str) -> Any:
+    try:
+        return ast.literal_eval(v)
+    except (ValueError, SyntaxError):
+        return {"true": True, "false": False}.get(v.lower(), v)
+
+
+def parse_pairs(items: Sequence[str], what: str) -> dict[str, Any]:
+    """``["a=1", "b=x,c=True"]`` -> ``{"a": 1, "b": "x", "c": True}`` (values as Python literals)."""
+    out: dict[str, Any] = {}
+    for item in items:
+        for kv in item.split(","):
+            k, eq, v = kv.partition("=")
+            if not eq or not k:
+                raise SystemExit(f"{what}: expected KEY=VALUE, got {kv!r}")
+            out[k.strip()] = _literal(v.strip())
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
+    from .errors import ConfigError
     from .registry import game_class, names
 
-    ap = argparse.ArgumentParser(description="Heuristic bot vs random bots: win rate with a 95% interval.")
+    ap = argparse.ArgumentParser(description="Heuristic bot vs random bots (or a heuristic variant): win rate, 95% CI.")
     ap.add_argument("env_id", choices=names())
     ap.add_argument("--players", type=int, default=None)
     ap.add_argument("--games", type=int, default=400)
@@ -125,24 +148,33 @@ def main(argv: list[str] | None = None) -> int:
         metavar="KEY=VALUE",
         help="game option (Python literal value), repeatable",
     )
+    ap.add_argument("--vs", default="random", help="random, or a heuristic style as KEY=VALUE[,KEY=VALUE]")
+    ap.add_argument("--style", action="append", default=[], metavar="KEY=VALUE", help="the hero heuristic's style")
     args = ap.parse_args(argv)
-    opts = {}
-    for kv in args.option:
-        k, _, v = kv.partition("=")
-        try:
-            opts[k] = ast.literal_eval(v)
-        except (ValueError, SyntaxError):
-            opts[k] = v
+    opts = parse_pairs(args.option, "--option")
+    hero_style = parse_pairs(args.style, "--style")
+    vs_style = None if args.vs == "random" else parse_pairs([args.vs], "--vs")
     cls = game_class(args.env_id)
-    game = cls(**opts)
+    try:
+        game = cls(**opts)
+        for style in (hero_style, vs_style or {}):
+            if style:
+                game.heuristic_bot(0, 0, **style)  # an unknown style fails here, clearly
+    except (ConfigError, TypeError, NotImplementedError) as e:
+        raise SystemExit(f"{args.env_id}: {e}") from None
     n = args.players or cls.default_players
     t = time.time()
-    m = heuristic_vs_random(game, n, args.games, args.seed)
+    hero = lambda s, sd: game.heuristic_bot(s, seed=sd, **hero_style)
+    if vs_style is None:
+        other: Callable[[int, int], Any] = lambda s, sd: RandomBot(sd)
+    else:
+        other = lambda s, sd: game.heuristic_bot(s, seed=sd, **vs_style)
+    m = match(game, n, hero, other, args.games, args.seed)
     lo, hi = m.ci95
     print(
-        f"{args.env_id} {opts or ''} {n} players, {m.games} games: heuristic win rate {m.rate:.3f} "
-        f"[95% CI {lo:.3f}-{hi:.3f}] vs random (even share {1 / n:.3f}); mean score heuristic "
-        f"{m.hero_score:.1f}, random {m.others_score:.1f}; {time.time() - t:.0f}s"
+        f"{args.env_id} {opts or ''} {n} players, {m.games} games: heuristic{hero_style or ''} win rate "
+        f"{m.rate:.3f} [95% CI {lo:.3f}-{hi:.3f}] vs {args.vs} (even share {1 / n:.3f}); mean score "
+        f"{m.hero_score:.1f} vs {m.others_score:.1f}; {time.time() - t:.0f}s"
     )
     return 0
 
