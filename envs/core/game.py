@@ -256,6 +256,20 @@ class Game:
         spec = type(self)._spec
         return spec.renderer if spec is not None else None
 
+    def seat_private(self, state: State, seat: int) -> str:
+        """What only ``seat`` may know in ``state``, as text (its hand, its secret bids and bets):
+        the spec's ``seat_text``, or "" when the game has none (everything shown is public)."""
+        if not 0 <= seat < state.num_players:
+            raise ConfigError(f"{self.env_id}: seat {seat!r} is outside 0..{state.num_players - 1}")
+        spec = type(self)._spec
+        return spec.seat_text(state, seat) if spec is not None and spec.seat_text is not None else ""
+
+    def seat_view(self, state: State, seat: int) -> str:
+        """The text ``seat`` may see: the public text (``str(state)``), then its private part
+        (:meth:`seat_private`) when the game has one. Never shows another seat's secrets."""
+        private = self.seat_private(state, seat)
+        return f"{state}\n\n{private}" if private else str(state)
+
     def heuristic_bot(self, seat: int, seed: int | None = None, **style: Any):
         """Return this game's heuristic bot for ``seat`` (see boardzoo.envs.core.bots). A game may
         offer variants through ``style`` keywords (e.g. as imitation teachers); an unknown style is

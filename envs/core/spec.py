@@ -41,7 +41,13 @@ class GameSpec:
         heuristic: ``(game, seat, seed, **style) -> Bot``: the game's heuristic bot (a game may
             offer style variants as keywords; an unknown style is a ConfigError).
         renderer: ``state -> HxWx3 uint8`` (needs Pillow), or None.
-        text: ``state -> str``, the ansi rendering (``str(state)``).
+        text: ``state -> str``, the ansi rendering (``str(state)``): public information only.
+        seat_text: ``(state, seat) -> str``, what only ``seat`` may know (its hand, its secret bids
+            and bets, its objectives), or None when the game has no private information to show.
+            ``Game.seat_view`` joins it to the public text. Contract (tests/conformance/
+            test_seat_views.py): ``str(state)``, the rgb image and ``seat_view(state, s)`` are
+            unchanged by ``state.resample_hidden(s, rng)``, so none of them shows what seat ``s``
+            may not know.
     """
 
     rules: type[Game]
@@ -49,6 +55,7 @@ class GameSpec:
     heuristic: Callable[..., Any]
     renderer: Callable[[Any], np.ndarray] | None = None  # (state of this game) -> image
     text: Callable[[Any], str] | None = None
+    seat_text: Callable[[Any, int], str] | None = None  # (state, seat) -> that seat's private part
 
     def __post_init__(self) -> None:
         self.bind()
