@@ -275,3 +275,24 @@ def render_rgb(st: GetOnBoardState) -> np.ndarray:
         for j, t in enumerate(rowsx):
             cv.text((sx + 12, y0 + 34 + 23 * j), t, size=13)
     return cv.to_array()
+
+
+# ----------------------------------------------------------------------------- seat view
+def seat_text(st: GetOnBoardState, seat: int) -> str:
+    """What only ``seat`` knows (GB-R2): its personal objective and its departure tickets (and the
+    one it chose, until the pawns are revealed)."""
+    m = st.game.map
+    lines = [f"your secrets (P{seat}):"]
+    obj = st.personal[seat]
+    if obj >= 0:
+        nodes = ", ".join(str(m.ids[q]) for q in m.objectives[obj])
+        met = " - met" if st.personal_met(seat) else ""
+        lines.append(f"  personal objective {obj}: visit {nodes}{met}")
+    else:
+        lines.append("  personal objective: not dealt yet")
+    if st.tickets[seat]:
+        tickets = ", ".join(f"#{t} (at {m.ids[m.dep_node[t]]})" for t in st.tickets[seat])
+        chosen = st.choice[seat]
+        pick = f"; you chose #{st.tickets[seat][chosen]}" if chosen >= 0 else ""
+        lines.append(f"  departure tickets: {tickets}{pick}")
+    return "\n".join(lines)

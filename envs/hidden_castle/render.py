@@ -293,3 +293,10 @@ def _clock(c: Canvas, x: float, y: float, state) -> None:
     c.line([(x, y), (x + 26 * math.cos(a), y + 26 * math.sin(a))], fill=(200, 40, 40), width=3)
     c.circle((x, y), 4, fill=INK, outline=INK)
     c.text((x, y + 64), f"Hugo moves {state.speed()}", size=11, fill=(220, 210, 190), anchor="mm")
+
+
+# ----------------------------------------------------------------------------- seat view
+def seat_text(state, seat: int) -> str:
+    """The seat's own line: its colour. The game has no hidden information (everything is on the
+    board), so this shows nothing the public text does not."""
+    return f"you play P{seat} ({COLOR_NAMES[seat]}); nothing is hidden in this game"

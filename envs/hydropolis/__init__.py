@@ -12,11 +12,16 @@ __init__.py             SPEC: the one place the parts are put together
 from ..core.spec import GameSpec
 from .bot import heuristic
 from .encoder import HydropolisEncoder
-from .render import render_rgb, render_text
+from .render import render_rgb, render_text, seat_text
 from .rules import HydropolisGame, HydropolisState
 
 SPEC = GameSpec(
-    rules=HydropolisGame, encoder=HydropolisEncoder, heuristic=heuristic, renderer=render_rgb, text=render_text
+    rules=HydropolisGame,
+    encoder=HydropolisEncoder,
+    heuristic=heuristic,
+    renderer=render_rgb,
+    text=render_text,
+    seat_text=seat_text,
 )
 
 __all__ = ["SPEC", "HydropolisGame", "HydropolisState"]

@@ -212,3 +212,13 @@ def _first(deck, pred) -> int:
         if pred(t):
             return t
     return 0
+
+
+# ----------------------------------------------------------------------------- seat view
+def seat_text(st, seat: int) -> str:
+    """What only ``seat`` knows: its hand (HY-R2 deals it face down), card types with counts."""
+    deck = st.game.deck
+    cards = [
+        deck.type_name(t) + (f" x{int(k)}" if k > 1 else "") for t, k in enumerate(st.hands[seat].tolist()) if k > 0
+    ]
+    return f"your hand (player {seat}, {st.hand_sizes[seat]} cards): " + (", ".join(cards) or "empty")

@@ -19,11 +19,16 @@ Rules: RULES.md in this folder.
 from ..core.spec import GameSpec
 from .bot import heuristic
 from .encoder import VollVerplantEncoder
-from .render import render_rgb, render_text
+from .render import render_rgb, render_text, seat_text
 from .rules import VollVerplantGame, VollVerplantState
 
 SPEC = GameSpec(
-    rules=VollVerplantGame, encoder=VollVerplantEncoder, heuristic=heuristic, renderer=render_rgb, text=render_text
+    rules=VollVerplantGame,
+    encoder=VollVerplantEncoder,
+    heuristic=heuristic,
+    renderer=render_rgb,
+    text=render_text,
+    seat_text=seat_text,
 )
 
 __all__ = ["SPEC", "VollVerplantGame", "VollVerplantState"]

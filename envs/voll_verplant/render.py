@@ -229,3 +229,18 @@ def _describe_last(state: VollVerplantState, p: int) -> str:
     li, k = divmod(a, 7)
     done = "".join(f" completed {m.line_names[x]}" for x in state.last_completed[p])
     return f"{m.line_names[li]} x{k}{done}"
+
+
+# ---------------------------------------------------------------- seat view
+def seat_text(state: VollVerplantState, seat: int) -> str:
+    """What only ``seat`` knows: its own secret choice this turn, until the turn resolves (VV-R10)."""
+    if state.card >= 0 and not state.over and seat < state.cur:
+        return f"your choice this turn (P{seat}, secret until all have chosen): {_describe_last_commit(state, seat)}"
+    return f"your choice this turn (P{seat}): " + ("to choose" if not state.over and state.card >= 0 else "-")
+
+
+def _describe_last_commit(state: VollVerplantState, p: int) -> str:
+    try:
+        return state.action_to_string(state.commits[p])
+    except Exception:  # naming must never break the view
+        return f"action {state.commits[p]}"
