@@ -102,7 +102,7 @@ def match(
         bots = [hero(s, seed + g) if s == h else other(s, seed * 7919 + 1000 * g + s) for s in range(n)]
         res = play_game(game, n, bots, seed * 104729 + g)
         w = res["winners"]
-        wins += (h in w) / len(w)
+        wins += (h in w) / len(w) if w else 0.0  # a solo game may end with no winner
         own.append(res["scores"][h])
         rest += [x for s, x in enumerate(res["scores"]) if s != h]
     return Match(games, wins, float(np.mean(own)), float(np.mean(rest)) if rest else float("nan"))

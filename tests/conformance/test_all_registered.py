@@ -137,7 +137,8 @@ def test_random_games_invariants(env_id, opts, n):
         r = st.returns()
         assert len(r) == n
         w = st.winners()
-        assert w and all(0 <= s < n for s in w)
+        # a solo game may be lost (no winner); with 2+ seats someone always wins
+        assert (w or n == 1) and all(0 <= s < n for s in w)
         if n > 1:
             assert max(r) <= 1 and min(r) >= -1
 

@@ -17,7 +17,7 @@ from boardzoo.envs import ConfigError, game_class, make_game, names
 
 # Games whose public text still shows a hand (found by this test; their owners fix the render and
 # add a seat_text). Listed, not skipped: the case runs and reports XPASS once it is fixed.
-KNOWN_LEAKS = {"challengers_v0": "str(state) lists every seat's hand (issue 18 found it)"}
+KNOWN_LEAKS: dict[str, str] = {}
 
 
 def _cases():

@@ -1,0 +1,195 @@
+"""Observation of Challengers!, seat-relative ("me" first, then the other humans in seat order after
+me, the bot in its own block), holding only what the seat may know (spec 7, Information): its own
+current deck and, while it decides, its display; every deck's public composition (as of the latest
+match phase); fans tokens, trophy counts and rounds; trophy values where CH-R33 shows them; the
+schedule; pile and discard sizes. The layout is declared once in ``build``.
+
+With the option ``action_features`` the observation ends with one number per action for the seat
+to move: a 1-ply card value (``card_value``) of what the action adds or removes (0 for illegal
+actions), which a policy may add to its logits.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.encoder import Encoder, Layout
+from .rules import (
+    A_PICK,
+    A_REMOVE,
+    DISPLAY,
+    FINAL_ROUND,
+    LV_A,
+    LV_B,
+    LV_C,
+    MAX_PLAYERS,
+    REMOVED,
+    ROUNDS,
+    ChallengersGame,
+    ChallengersState,
+    Phase,
+)
+
+SEATS = MAX_PLAYERS  # relative human slots (me first)
+# a rough worth per unit of each effect (indexed by the rules' OP_* codes), for card_value
+EFFECT_BONUS = (0.0, 1.2, 1.5, 1.0, 1.5, 1.2, 0.8, 1.5, 0.8, 1.0, 1.5)
+
+
+def card_value(game: ChallengersGame, t: int, rnd: int) -> float:
+    """A rough 1-ply worth of one card type (power plus a fixed bonus per effect), for the bot's
+    features and the heuristic."""
+    p = float(game.power[min(rnd, ROUNDS)][t])
+    return p + EFFECT_BONUS[game.op[t]] * max(1, game.x[t])
+
+
+class ChallengersEncoder(Encoder):
+    game: ChallengersGame
+
+    def build(self, L: Layout) -> None:
+        g = self.game
+        T, TA = g.num_types, g.all_types
+        self.T, self.TA = T, TA
+        self.phase = L.block("phase", len(Phase))  # one-hot; only my own decision's step, else "waiting"
+        self.rnd = L.block("round", FINAL_ROUND)  # one-hot, 8 = the final
+        self.players = L.block("players", SEATS)  # one-hot player count 1..8
+        self.step = L.block("my_step", 4, 0.0, [1, 1, 2.5, 1])  # option chosen 1/2, picks left (x0.5), redraw used
+        self.options = L.block(
+            "draft_options", 2 * 4, 0.0, [1, 1, 1, 2.5] * 2
+        )  # per option: level A/B/C one-hot, keep k (x0.5)
+        self.display = L.block("my_display", DISPLAY * T)  # one-hot card type per slot (my deck phase)
+        self.my_deck = L.block("my_deck", T, 0.0, 2.0)  # my current deck, copies per type (x0.25)
+        self.public = L.block("public_decks", SEATS * T, 0.0, 2.0)  # public composition, me first (x0.25)
+        self.bot = L.block("bot_deck", TA + 5, 0.0, np.inf)  # the bot's deck (x0.25), its card powers this round (x0.1)
+        self.per = 10
+        self.seats = L.block(
+            "seats", (SEATS + 1) * self.per, 0.0, [1, np.inf, 1, 1, 1, np.inf, 1, 1, 1, np.inf] * (SEATS + 1)
+        )  # me first, the bot last (see encode)
+        self.piles = L.block("piles", 6)  # pile and discard sizes A/B/C (share of the level)
+        self.sets = L.block("sets_in_play", g.num_sets)
+        self.action_features = None
+        if g.options["action_features"]:
+            self.action_features = "action_features"
+            self.features = L.block("action_features", g.num_actions, -np.inf, np.inf)
+
+    def encode(self, state: ChallengersState, seat: int) -> np.ndarray:
+        g = self.game
+        T = self.T
+        o = np.zeros(self.size, np.float32)
+        n = state.num_players
+        ph = state.phase_id
+        me_deciding = state.current_player() == seat
+        if me_deciding or ph in (Phase.END,):
+            o[self.phase + int(ph)] = 1
+        elif ph in (Phase.CHOOSE, Phase.DRAW, Phase.PICK, Phase.RECRUIT, Phase.REMOVE, Phase.FINAL_REMOVE):
+            o[self.phase + int(Phase.DRAW)] = 0.5  # another seat's deck phase: "waiting"
+        else:
+            o[self.phase + int(ph)] = 1  # chance steps of the match phase are public
+        o[self.rnd + state.round - 1] = 1
+        o[self.players + n - 1] = 1
+        rnd = min(state.round, ROUNDS)
+        own_phase = state.seat == seat and ph in (Phase.CHOOSE, Phase.DRAW, Phase.PICK, Phase.RECRUIT, Phase.REMOVE)
+        if own_phase:
+            if state.option >= 0:
+                o[self.step + state.option] = 1
+            o[self.step + 2] = state.picks * 0.5
+            o[self.step + 3] = float(state.redraw)
+            if ph in (Phase.DRAW, Phase.PICK, Phase.RECRUIT):
+                for i, t in enumerate(state.display):
+                    if t >= 0:
+                        o[self.display + i * T + t] = 1
+        if state.round <= ROUNDS:
+            for i, (lv, k) in enumerate(g.draft_options(rnd)):
+                o[self.options + 4 * i + lv - 1] = 1
+                o[self.options + 4 * i + 3] = k * 0.5
+        # my deck then the public decks (me first) are adjacent blocks: one conversion (counts <= 64)
+        pub = state.decks[seat][:T]
+        for k in range(n):
+            pub += state.public[(seat + k) % n]
+        end = self.public + n * T
+        o[self.my_deck : end] = np.frombuffer(bytes(pub), np.uint8)
+        o[self.my_deck : end] *= 0.25
+        bot = state.bot
+        if bot >= 0:
+            o[self.bot : self.bot + self.TA] = np.frombuffer(bytes(state.decks[bot]), np.uint8)
+            o[self.bot : self.bot + self.TA] *= 0.25
+            pw = g.power[state.round]
+            o[self.bot + self.TA : self.bot + self.TA + 5] = [pw[t] * 0.1 for t in (*g.bot_types, g.ace_type)]
+        visible = state.trophies_visible(seat)
+        P = state.P
+        cnt, top, tot, fans = [0] * P, [0] * P, [0] * P, list(state.tokens)
+        removed = 0
+        values = g.trophies
+        for r, row in enumerate(state.trophies):
+            for j, w in enumerate(row):
+                if w >= 0:
+                    cnt[w] += 1
+                    top[w] = r + 1
+                    tot[w] += r + 1
+                    fans[w] += values[r][j]
+                elif w == REMOVED:
+                    removed += 1
+        pairs = state.pairs() if state.round <= ROUNDS or len(state.finalists) == 2 else []
+        opp = -1
+        for a, b in pairs:
+            if a == seat:
+                opp = b
+            elif b == seat:
+                opp = a
+        deck_phase = ph in (Phase.CHOOSE, Phase.DRAW, Phase.PICK, Phase.RECRUIT, Phase.REMOVE)
+        done_turns = state.turn if deck_phase else 0
+        blk = [0.0] * ((SEATS + 1) * self.per)
+        fin = state.finalists
+        for k in range(SEATS + 1):
+            if k < n:
+                q = (seat + k) % n
+            elif k == SEATS and bot >= 0:
+                q = bot
+            else:
+                continue
+            b = k * self.per
+            blk[b] = 1.0
+            blk[b + 1] = state.tokens[q] * 0.1
+            blk[b + 2] = cnt[q] / ROUNDS
+            blk[b + 3] = top[q] / ROUNDS
+            blk[b + 4] = tot[q] / 28
+            if visible or q == seat:
+                blk[b + 5] = fans[q] * 0.02
+            blk[b + 6] = float(q == opp)
+            blk[b + 7] = float(q in fin)
+            if q < n and deck_phase:
+                blk[b + 8] = float((q - (state.round - 1)) % n < done_turns)
+            blk[b + 9] = sum(state.public[q]) * 0.05 if q < n else sum(state.decks[q]) * 0.05
+        if bot >= 0 and n > 1:
+            blk[SEATS * self.per + 2] = removed / ROUNDS
+        o[self.seats : self.seats + len(blk)] = blk
+        pile, disc = state.pile, state.discard
+        for i, lv in enumerate((LV_A, LV_B, LV_C)):
+            lt = g.level_total[lv]
+            ts = g.level_types[lv]
+            o[self.piles + i] = sum([pile[t] for t in ts]) / lt
+            o[self.piles + 3 + i] = sum([disc[t] for t in ts]) / lt
+        for i, on in enumerate(state.in_play):
+            o[self.sets + i] = float(on)
+        if self.action_features is not None and me_deciding:
+            o[self.features : self.features + g.num_actions] = action_features(state, seat)
+        return o
+
+
+def action_features(state: ChallengersState, seat: int) -> np.ndarray:
+    """One 1-ply number per action (x0.1): a pick's card value; a removal's negative value (a
+    starter Newcomer-like weak card is worth removing); 0 for the rest and for illegal actions."""
+    g = state.game
+    f = np.zeros(g.num_actions, np.float32)
+    mask = state.legal_mask()
+    rnd = min(state.round, ROUNDS)
+    if state.phase_id == Phase.PICK:
+        for i, t in enumerate(state.display):
+            if t >= 0 and mask[A_PICK + i]:
+                f[A_PICK + i] = card_value(g, t, rnd) * 0.1
+    elif state.phase_id in (Phase.REMOVE, Phase.FINAL_REMOVE):
+        deck = state.decks[seat]
+        avg = sum(card_value(g, t, rnd) * deck[t] for t in range(g.num_types)) / max(1, sum(deck))
+        for t in range(g.num_types):
+            if mask[A_REMOVE + t]:
+                f[A_REMOVE + t] = (avg - card_value(g, t, rnd)) * 0.1
+    return f
