@@ -17,11 +17,16 @@ class TemplateEncoder(Encoder):
     game: TemplateGame
 
     def build(self, L: Layout) -> None:
-        self.cards = len(self.game.values)
+        v = self.game.values
+        self.cards = len(v)
+        # Every block declares its true range (default 0..1): the env's observation Box, checked by
+        # the conformance suite. Derive it from the data, as here; use inf only where the rules set no limit.
+        lo, hi = min(0, min(v)) * VALUE_SCALE, max(0, max(v)) * VALUE_SCALE
         self.phase = L.block("phase", len(Phase))
-        self.my_hand = L.block("my_hand", MAX_HAND)  # card values, slot by slot (x0.1)
-        self.piles = L.block("pile_totals", MAX_PLAYERS)  # me first (x0.1)
-        self.hand_sizes = L.block("hand_sizes", MAX_PLAYERS)  # me first
+        self.my_hand = L.block("my_hand", MAX_HAND, low=lo, high=hi)  # card values, slot by slot (x0.1)
+        neg, pos = sum(x for x in v if x < 0) * VALUE_SCALE, sum(x for x in v if x > 0) * VALUE_SCALE
+        self.piles = L.block("pile_totals", MAX_PLAYERS, low=neg, high=pos)  # me first (x0.1)
+        self.hand_sizes = L.block("hand_sizes", MAX_PLAYERS, high=MAX_HAND)  # me first
         self.deck_left = L.block("deck_left", 1)  # fraction of the deck left
         self.seats = L.block("seats", MAX_PLAYERS)  # 1 for each seat in the game
 

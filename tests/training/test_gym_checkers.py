@@ -42,7 +42,10 @@ def test_illegal_raise_and_penalize():
 
 def test_observation_bounds_follow_the_game():
     game = make_game("hidden_castle_v0")
-    assert observation_box(game) == (-np.inf, np.inf)  # the game declares none (yet)
+    low, high = observation_box(game)  # the layout's declared ranges
+    want_low, want_high = game.observation_bounds()
+    assert (low == want_low).all() and (high == want_high).all() and low.shape == (game.observation_size,)
+    assert high[game.encoder.layout.offset("guest_counts")] == 6  # a block above 1 declares it
 
     class Declared:
         observation_size = 3
