@@ -12,7 +12,7 @@ from .core.game import CHANCE, TERMINAL, BoardZooError, ConfigError, IllegalActi
 from .core.registry import game_class, make, make_game, names, register
 
 register("hidden_castle_v0", "boardzoo.envs.hidden_castle:SPEC")
-register("downforce_v0", "boardzoo.envs.downforce.rules:DownforceGame")
+register("downforce_v0", "boardzoo.envs.downforce:SPEC")
 register("hydropolis_v0", "boardzoo.envs.hydropolis:SPEC")
 register("voll_verplant_v0", "boardzoo.envs.voll_verplant:SPEC")
 register("get_on_board_v0", "boardzoo.envs.get_on_board:SPEC")

@@ -1,19 +1,26 @@
 """Component data of Downforce (deck, tracks, tables, powers), loaded from JSON and validated.
 
-Every "Project decision" component of the spec lives in a data file beside this module:
-``deck.json`` (DF 2.1), ``tracks/<id>.json`` (DF 2.2, the ``track`` option, DF-V6) and
-``components.json`` (cars, hand sizes, prize/bet/odds tables, the twelve powers).
+Every "Project decision" component of the spec lives in a data file under ``data/``:
+``data/deck.json`` (DF 2.1), ``data/tracks/<name>.json`` (DF 2.2, the ``track`` option, DF-V6) and
+``data/components.json`` (cars, hand sizes, prize/bet/odds tables, the twelve powers).
+
+The ``track`` option is a bundled name (``default``, ``sprint``) or a path to the user's own track
+file, resolved by core ``resolve_data`` (a relative path against the working directory). Loaders
+are cached with ``functools.cache`` (a user's track per file version).
 """
 
 from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import Any
 
-from boardzoo.envs.core.data import load_json
-from boardzoo.envs.core.game import ConfigError
+from ..core.data import bundled, load_json, resolve_data, validate
+from ..core.game import ConfigError
 
 HERE = Path(__file__).resolve().parent
+DATA = HERE / "data"
+
 NUM_CARS = 6
 NUM_CARDS = 48
 NUM_REGULAR = 42
@@ -61,10 +68,14 @@ def _fail(where: str, msg: str) -> None:
     raise ConfigError(f"{where}: {msg}")
 
 
+Deck = tuple[tuple[tuple[int, int], ...], ...]
+"""The 48 cards, each a tuple of (car, speed) lines (car -1 = wild)."""
+
+
 @cache
-def load_deck() -> tuple:
+def load_deck() -> Deck:
     """The 48 cards as a tuple of tuples of (car, speed) lines (car -1 = wild), validated."""
-    d = load_json(HERE, "deck.json", DECK_SCHEMA)
+    d = load_json(DATA, "deck.json", DECK_SCHEMA)
     cards = d["cards"]
     if d["regular_cards"] != NUM_REGULAR or len(cards) != NUM_CARDS:
         _fail("deck.json", f"needs {NUM_REGULAR} regular + 6 speed-8 cards, got {len(cards)}")
@@ -89,31 +100,36 @@ def load_deck() -> tuple:
     return tuple(out)
 
 
-def track_path(track_id: str) -> Path:
-    return HERE / "tracks" / f"{track_id}.json"
+def track_path(name_or_path: str) -> Path:
+    """The track file of option ``track``: ``sprint`` -> ``data/tracks/sprint.json``; anything that
+    is not a bare name is a path (relative to the working directory)."""
+    return resolve_data(HERE, "tracks", name_or_path, option="track")
 
 
 def track_ids() -> list[str]:
-    return sorted(p.stem for p in (HERE / "tracks").glob("*.json"))
+    """The bundled tracks' names."""
+    return bundled(HERE, "tracks")
+
+
+def load_track(name_or_path: str) -> dict[str, Any]:
+    """A track data file (DF-V6), validated: lanes, row links, betting lines and grid. A bundled
+    track's ``id`` must be its name."""
+    path = track_path(name_or_path)
+    st = path.stat()
+    return _track_file(path, (st.st_mtime_ns, st.st_size), path.parent == DATA / "tracks")
 
 
 @cache
-def load_track(track_id: str) -> dict:
-    """A track data file (DF-V6), validated: lanes, row links, betting lines and grid."""
-    if not isinstance(track_id, str) or not track_id.replace("_", "").replace("-", "").isalnum():
-        raise ConfigError(f"option track={track_id!r} is not a track id; known tracks: {track_ids()}")
-    if not track_path(track_id).exists():
-        raise ConfigError(f"option track={track_id!r}: no file tracks/{track_id}.json; known tracks: {track_ids()}")
-    t = load_json(HERE, str(track_path(track_id)), TRACK_SCHEMA)
-    if t["id"] != track_id:
-        _fail(f"tracks/{track_id}.json", f"id is {t['id']!r}, expected {track_id!r}")
-    return validate_track(t, f"tracks/{track_id}.json")
+def _track_file(path: Path, stamp: tuple[int, int], is_bundled: bool) -> dict[str, Any]:
+    name = f"tracks/{path.name}" if is_bundled else str(path)
+    t = load_json(path.parent, path.name, TRACK_SCHEMA)
+    if is_bundled and t["id"] != path.stem:
+        _fail(name, f"id is {t['id']!r}, expected {path.stem!r}")
+    return validate_track(t, name)
 
 
-def validate_track(t: dict, name: str = "track") -> dict:
+def validate_track(t: dict[str, Any], name: str = "track") -> dict[str, Any]:
     """Check a track's geometry (lanes, forward links between rows, betting lines, grid)."""
-    from boardzoo.envs.core.data import validate
-
     validate(t, TRACK_SCHEMA, name)
     rows = t["rows"]
     if len(rows) < 8:
@@ -139,8 +155,9 @@ def validate_track(t: dict, name: str = "track") -> dict:
 
 
 @cache
-def load_components() -> dict:
-    c = load_json(HERE, "components.json", COMPONENTS_SCHEMA)
+def load_components() -> dict[str, Any]:
+    """Cars, colours, hand sizes, the prize/bet/odds tables and the twelve powers, validated."""
+    c = load_json(DATA, "components.json", COMPONENTS_SCHEMA)
     if len(c["cars"]) != NUM_CARS or len(c["car_colors"]) != NUM_CARS:
         _fail("components.json", "needs 6 cars and 6 car colours")
     if len(c["prizes"]) != NUM_CARS:

@@ -18,77 +18,120 @@ from typing import Any
 
 import numpy as np
 
+from ..core.encoder import Encoder, Layout
+from .rules import (
+    A_BET,
+    AUCTION,
+    BET,
+    COLOR_KINDS,
+    D_COLOR,
+    D_PLAY,
+    D_STEER,
+    D_WILD,
+    D_YESNO,
+    DEC_TYPES,
+    END,
+    GRID,
+    LANES,
+    NUM_ACTIONS,
+    NUM_CARS,
+    POWER,
+    RACE,
+    YESNO_KINDS,
+    DownforceGame,
+    DownforceState,
+    Stage,
+    play_values,
+    race_value,
+)
+
 MAXP = 6
-NC = 6  # cars
+NC = NUM_CARS  # cars
 NK = 48  # cards
 NPOW = 12
-STAGES = ("setup", "auction", "power", "race", "bet", "end")
-_STAGE_INDEX = {"grid": 0, "deal": 0, "order": 0, "powers": 0, "auction": 1, "power": 2, "race": 3, "bet": 4, "end": 5}
+STAGES = ("setup", "auction", "power", "race", "bet", "end")  # the ``stage`` block
+STAGE_INDEX = (0, 0, 0, 0, 1, 2, 3, 4, 5)  # by Stage: its entry of the ``stage`` block
+assert len(STAGE_INDEX) == len(Stage)
 CAR_STATIC = 21  # owner (6 relative seats + unowned), price, paired power (12), auctioned now
 CAR_DYN = 20  # row, lane (3), on track, place (6), race position (6), subject, moved, curve
+# scales: entries are written as small integers, then multiplied by these
+PRICE_SCALE = 1.0 / 8.0
+MOVED_SCALE = 1.0 / 4.0  # spaces moved this turn
+SUBJECT_SCALE = 1.0 / 8.0  # the subject car (8); STEER: movement left
+BID_SCALE = 1.0 / 9.0
+HAND_SIZE_SCALE = 1.0 / 21.0
+MONEY_SCALE = 1.0 / 30.0  # paid, money
+PLACE_SCALE = 1.0 / 6.0  # round_pos, final_place
+# a car's entries within its CAR_DYN (the ``cars`` block) and CAR_STATIC (``car_static``)
+CAR_ROW, CAR_SUBJECT, CAR_MOVED = 0, 17, 18
+CAR_UNOWNED, CAR_PRICE, CAR_POWER, CAR_AUCTIONED = 6, 7, 8, 20
 
 
-class Layout:
-    """Offsets of every block of the observation (computed once per Game)."""
+class DownforceEncoder(Encoder):
+    """The observation's blocks (``build``) and ``encode``; the precomputed pieces of the race
+    stage. The attribute named after each block holds its offset."""
 
-    def __init__(self, game) -> None:
-        from .rules import COLOR_KINDS, DEC_TYPES, YESNO_KINDS
+    game: DownforceGame
 
-        self.dec_index = {t: i for i, t in enumerate(DEC_TYPES)}
-        off = 0
-
-        def block(size: int) -> int:
-            nonlocal off
-            start = off
-            off += size
-            return start
-
+    def build(self, layout: Layout) -> None:
+        game = self.game
+        block = layout.block
+        # the true ranges (Layout.block's low/high; default 0..1) of the entries that leave 0..1:
+        # a seat's money (``paid``, ``money``), hand sizes, spaces moved this turn
+        money_low, money_high = game.money_range(2)  # (two players: the most cars per seat)
+        most_cards = max(game.hand_size(n) + game.most_cars(n) for n in range(game.min_players, MAXP + 1))
+        car_high = np.ones(CAR_DYN, np.float32)
+        car_high[CAR_MOVED] = (game.last_row + 1) * MOVED_SCALE  # (a finish counts as a step)
         # ---- static region (cached)
-        self.nplayers = block(5)
-        self.car_static = block(NC * CAR_STATIC)
-        self.auction_idx = block(NC + 1)
-        self.auction_order = block(NC * NC)
-        self.bid_hist = block(NC * MAXP)
-        self.held = block(MAXP * NPOW)
-        self.paid = block(MAXP)
-        self.static_end = off
+        self.nplayers = block("nplayers", MAXP - 1)
+        self.car_static = block("car_static", NC * CAR_STATIC)
+        self.auction_idx = block("auction_idx", NC + 1)
+        self.auction_order = block("auction_order", NC * NC)
+        self.bid_hist = block("bid_hist", NC * MAXP)
+        self.held = block("held", MAXP * NPOW)
+        self.paid = block("paid", MAXP, high=max(1.0, -money_low * MONEY_SCALE))
+        self.static_end = layout.size
         # ---- betting region (cached per seat while no bet changes)
-        self.triggered = block(3)
-        self.round_held = block(3)
-        self.round_pos = block(3 * NC)
-        self.round_open = block(3 * NC)
-        self.bets = block(MAXP * 3 * NC)
-        self.bet_committed = block(MAXP)
-        self.bet_current = block(3)
-        self.semi_end = off
+        self.triggered = block("triggered", 3)
+        self.round_held = block("round_held", 3)
+        self.round_pos = block("round_pos", 3 * NC)
+        self.round_open = block("round_open", 3 * NC)
+        self.bets = block("bets", MAXP * 3 * NC)
+        self.bet_committed = block("bet_committed", MAXP)
+        self.bet_current = block("bet_current", 3)
+        self.semi_end = layout.size
         # ---- dynamic region
-        self.stage = block(len(STAGES))
-        self.dec = block(len(DEC_TYPES))
-        self.yesno = block(len(YESNO_KINDS))
-        self.color = block(len(COLOR_KINDS))
-        self.decider = block(MAXP)
-        self.me_deciding = block(1)
-        self.turn = block(MAXP)
-        self.cars = block(NC * CAR_DYN)
-        self.eligible = block(MAXP)
-        self.committed = block(MAXP)
-        self.my_bid = block(NK)
-        self.hand = block(NK)
-        self.played = block(NK)
-        self.revealed = block(MAXP * NK)
-        self.hand_size = block(MAXP)
-        self.cur_card = block(NK)
-        self.reversed = block(1)
-        self.ignored = block(NC)
-        self.money = block(MAXP)
-        self.final_place = block(NC)
-        self.size = off
+        self.stage = block("stage", len(STAGES))
+        self.dec = block("dec", len(DEC_TYPES))
+        self.yesno = block("yesno", len(YESNO_KINDS))
+        self.color = block("color", len(COLOR_KINDS))
+        self.decider = block("decider", MAXP)
+        self.me_deciding = block("me_deciding", 1)
+        self.turn = block("turn", MAXP)
+        self.cars = block("cars", NC * CAR_DYN, high=np.tile(car_high, NC))
+        self.eligible = block("eligible", MAXP)
+        self.committed = block("committed", MAXP)
+        self.my_bid = block("my_bid", NK)
+        self.hand = block("hand", NK)
+        self.played = block("played", NK)
+        self.revealed = block("revealed", MAXP * NK)
+        self.hand_size = block("hand_size", MAXP, high=max(1.0, most_cards * HAND_SIZE_SCALE))
+        self.cur_card = block("cur_card", NK)
+        self.reversed = block("reversed", 1)
+        self.ignored = block("ignored", NC)
+        self.money = block("money", MAXP, low=money_low * MONEY_SCALE, high=money_high * MONEY_SCALE)
+        self.final_place = block("final_place", NC)
+        self.base_size = off = layout.size  # the observation without the action features
+        if game.options["action_features"]:  # one feature per action (``action_features``)
+            self.action_features = "action_features"
+            block("action_features", NUM_ACTIONS, low=-np.inf, high=np.inf)  # race: rows gained or lost
         self.last_row = game.last_row
         # a car's entries in three pieces, joined by _encode_cars: 0-10 (row, lane one-hot, on track,
         # place one-hot) per space id / per finishing place, 11-16 race position one-hot, 17-19
         # (subject, spaces moved this turn, curve entered)
         self.space_bytes = [
-            bytes([sid // 3] + [int(sid % 3 == k) for k in range(3)] + [1] + [0] * 6) for sid in range(game.num_spaces)
+            bytes([sid // LANES] + [int(sid % LANES == k) for k in range(LANES)] + [1] + [0] * 6)
+            for sid in range(game.num_spaces)
         ]
         self.place_bytes = [bytes(11)] + [
             bytes([game.last_row, 0, 0, 0, 0] + [int(p == q) for q in range(1, 7)]) for p in range(1, 7)
@@ -98,20 +141,20 @@ class Layout:
         self.car_bytes = [[a + r for r in self.rank_bytes] for a in self.space_bytes + self.place_bytes]
         self.no_rank = [6] * NC
         self.moved_bytes = [[bytes((0, m, nr)) for nr in (0, 1)] for m in range(256)]
-        self.space_rank = [-(sid // 3) * 1_000_000 for sid in range(game.num_spaces)]  # + entry stamp
+        self.space_rank = [-(sid // LANES) * 1_000_000 for sid in range(game.num_spaces)]  # + entry stamp
         # per-entry scale: entries are written as small integers, then scaled
         sc = np.ones(off, dtype=np.float32)
         for c in range(NC):
-            sc[self.car_static + c * CAR_STATIC + 7] = 1.0 / 8.0  # price paid
+            sc[self.car_static + c * CAR_STATIC + CAR_PRICE] = PRICE_SCALE
             b = self.cars + c * CAR_DYN
-            sc[b] = 1.0 / max(1, game.last_row)  # row (finished cars: 1.0)
-            sc[b + 18] = 1.0 / 4.0  # spaces moved this turn
-            sc[b + 17] = 1.0 / 8.0  # subject (8); STEER: movement left
-        sc[self.bid_hist : self.bid_hist + NC * MAXP] = 1.0 / 9.0
-        sc[self.hand_size : self.hand_size + MAXP] = 1.0 / 21.0
-        sc[self.paid : self.paid + MAXP] = 1.0 / 30.0
-        sc[self.round_pos : self.round_pos + 3 * NC] = 1.0 / 6.0
-        sc[self.final_place : self.final_place + NC] = 1.0 / 6.0
+            sc[b + CAR_ROW] = 1.0 / max(1, game.last_row)  # row (finished cars: 1.0)
+            sc[b + CAR_MOVED] = MOVED_SCALE
+            sc[b + CAR_SUBJECT] = SUBJECT_SCALE
+        sc[self.bid_hist : self.bid_hist + NC * MAXP] = BID_SCALE
+        sc[self.hand_size : self.hand_size + MAXP] = HAND_SIZE_SCALE
+        sc[self.paid : self.paid + MAXP] = MONEY_SCALE
+        sc[self.round_pos : self.round_pos + 3 * NC] = PLACE_SCALE
+        sc[self.final_place : self.final_place + NC] = PLACE_SCALE
         self.scale = sc
         # the race stage assembles floats (encode): the car pieces as float32 bytes, already scaled
         csc = sc[self.cars : self.cars + CAR_DYN]
@@ -122,7 +165,14 @@ class Layout:
         self.car_floats = [[floats(x, csc[:17]) for x in row] for row in self.car_bytes]
         self.moved_floats = [[floats(x, csc[17:]) for x in row] for row in self.moved_bytes]
         self.cards_scale = sc[self.hand : self.cur_card].copy()
-        self.zeros_dyn = bytes(self.size - self.semi_end)
+        # float32 pieces of the race stage's observation (encode): the region stage .. turn by
+        # decision, cur_card .. ignored by card, zeros between
+        self.dec_pieces: dict[tuple[int, ...], bytes] = {}
+        self.card_pieces: dict[tuple[int, bool, int], bytes] = {}
+        self.no_card_piece = bytes(4 * (self.money - self.cur_card))
+        self.zeros_auction_f = bytes(4 * (self.hand - self.eligible))
+        self.zeros_end_f = bytes(4 * (off - self.money))
+        self.zeros_dyn = bytes(off - self.semi_end)
         self.zeros_bets = bytes(self.semi_end - self.static_end)
         self.zeros_bets_private = bytes(self.semi_end - self.bets)
         self.dyn_offsets = (
@@ -171,39 +221,80 @@ class Layout:
                 perms.append(p)
             self.static_perm[n] = perms
 
+    def decision_piece(self, dt: int, kind: int, decider: int, me: bool, turn: int) -> bytes:
+        """The blocks ``stage`` .. ``turn`` in the race stage as float32 bytes: the decision type
+        and prompt kind, the deciding and the turn seat (relative, -1 none), ``me`` deciding."""
+        o = np.zeros(self.cars - self.stage, dtype=np.float32)
+        base = self.stage
+        o[self.stage - base + STAGE_INDEX[RACE]] = 1.0
+        if dt:
+            o[self.dec - base + dt - 1] = 1.0
+            if dt == D_YESNO:
+                o[self.yesno - base + kind] = 1.0
+            elif dt == D_COLOR:
+                o[self.color - base + kind] = 1.0
+        if decider >= 0:
+            o[self.decider - base + decider] = 1.0
+            if me:
+                o[self.me_deciding - base] = 1.0
+        if turn >= 0:
+            o[self.turn - base + turn] = 1.0
+        return o.tobytes()
 
-_RACE_STAGES = ("race", "bet", "end")
+    def card_piece(self, card: int, reversed_: bool, ignored: int) -> bytes:
+        """The blocks ``cur_card`` .. ``ignored`` as float32 bytes: the card being resolved, its
+        lines in reverse order (Tricky), the colour Strategic ignores (-1 none)."""
+        o = np.zeros(self.money - self.cur_card, dtype=np.float32)
+        o[card] = 1.0
+        if reversed_:
+            o[self.reversed - self.cur_card] = 1.0
+        if ignored >= 0:
+            o[self.ignored - self.cur_card + ignored] = 1.0
+        return o.tobytes()
+
+    def encode(self, state: DownforceState, seat: int) -> np.ndarray:
+        """What ``seat`` sees of ``state`` (see the module doc)."""
+        if self.action_feature_offset is None:
+            return _encode(state, seat, self)
+        return np.concatenate([_encode(state, seat, self), action_features(state, seat)])
 
 
-def static_key(st) -> tuple:
+def _cache(st: DownforceState) -> dict[Any, Any]:
+    """The encoder's cache of ``st`` (``State.encoder_cache``: read and written only here)."""
+    cache = st.encoder_cache
+    if cache is None:
+        cache = st.encoder_cache = {}
+    return cache
+
+
+def static_key(st: DownforceState) -> tuple[int, int, int]:
     """Everything the static region depends on changes one of these (auction results, powers and
     the power choice change only during setup and the auction)."""
     stage = st.stage
-    return (st.chance_k, st.auction_idx, "R" if stage in _RACE_STAGES else stage)
+    return (st.chance_k, st.auction_idx, RACE if stage >= RACE else stage)
 
 
-def _encode_static(st, seat: int, rel: list[int]) -> bytes:
+def _encode_static(st: DownforceState, seat: int, rel: list[int], L: DownforceEncoder) -> bytes:
     g = st.game
-    L = g.layout
     n = st.num_players
     o = bytearray(L.static_end)
     o[L.nplayers + n - 2] = 1
     owner = st.owner
     price = st.price
     stage = st.stage
-    auction_car = st.auction_order[st.auction_idx] if stage in ("auction", "power") and st.auction_idx < NC else -1
+    auction_car = st.auction_order[st.auction_idx] if stage in (AUCTION, POWER) and st.auction_idx < NC else -1
     for c in range(NC):
         b = L.car_static + c * CAR_STATIC
         w = owner[c]
         if w >= 0:
             o[b + rel[w]] = 1
-            o[b + 7] = price[c]
+            o[b + CAR_PRICE] = price[c]
         else:
-            o[b + 6] = 1
+            o[b + CAR_UNOWNED] = 1
         if st.power_of_car[c] >= 0:
-            o[b + 8 + st.power_of_car[c]] = 1
+            o[b + CAR_POWER + st.power_of_car[c]] = 1
         if c == auction_car:
-            o[b + 20] = 1
+            o[b + CAR_AUCTIONED] = 1
     o[L.auction_idx + min(st.auction_idx, NC)] = 1
     for i, c in enumerate(st.auction_order):
         o[L.auction_order + i * NC + c] = 1
@@ -225,9 +316,8 @@ def _encode_static(st, seat: int, rel: list[int]) -> bytes:
     return bytes(o)
 
 
-def _encode_bets_public(st) -> bytes:
+def _encode_bets_public(st: DownforceState, L: DownforceEncoder) -> bytes:
     """Triggered lines, held rounds, recorded positions and open cars (the same for every seat)."""
-    L = st.game.layout
     base = L.static_end
     o = bytearray(L.bets - base)
     trig = st.triggered
@@ -244,10 +334,10 @@ def _encode_bets_public(st) -> bytes:
     return bytes(o)
 
 
-def _encode_cars(st, L: Layout, floats: bool = False) -> bytes:
+def _encode_cars(st: DownforceState, L: DownforceEncoder, floats: bool = False) -> bytes:
     """The cars block, joined from precomputed pieces (``floats``: scaled float32 pieces)."""
     pos = st.pos
-    if st.stage == "grid":  # setup: cars not placed yet, no race positions
+    if st.stage == GRID:  # setup: cars not placed yet, no race positions
         codes = [p if p >= 0 else -7 for p in pos]  # (index -7 of car_bytes: no place)
         rank: Any = L.no_rank
     else:  # race positions (DF-R27 order): finished cars by
@@ -267,93 +357,87 @@ def _encode_cars(st, L: Layout, floats: bool = False) -> bytes:
     return b"".join([cb[p][r] + mb[m][n] for p, r, m, n in zip(codes, rank, st.turn_moved, st.turn_nonrect)])
 
 
-def encode(st, seat: int) -> np.ndarray:
-    """The observation of ``seat`` (see module doc)."""
-    L = st.game.layout
-    cache = st._ocache
-    if st.stage == "race":
+def _encode(st: DownforceState, seat: int, L: DownforceEncoder) -> np.ndarray:
+    """The observation of ``seat`` without the action features (see module doc)."""
+    cache = _cache(st)
+    if st.stage == RACE:
         # During a race turn only the cars and the decision change from one sub-step to the next,
-        # and the cards with each card played: the rest is cached per seat (keyed by what can
-        # change it within the race stage), the cards and the cars have caches of their own.
+        # and the cards with each card played: the observation is joined from float32 pieces,
+        # the head (static and betting regions) cached per seat (keyed by what can change it within
+        # the race stage), the cards and the cars with caches of their own, the decision and the
+        # current card from the encoder's tables of those pieces.
         tr = st.triggered
         rk = (len(st.bet_k), tr[0], tr[1], tr[2])
         rb = cache.get(-11 - seat)
         if rb is None or rb[0] != rk:
-            rb = cache[-11 - seat] = (
-                rk,
-                np.multiply(np.frombuffer(_encode_rest(st, seat, True), dtype=np.uint8), L.scale, dtype=np.float32),
+            head = np.multiply(
+                np.frombuffer(_encode_rest(st, seat, L, True), dtype=np.uint8), L.scale, dtype=np.float32
             )
-        out = rb[1].copy()
+            rb = cache[-11 - seat] = (rk, head[: L.semi_end].tobytes())
         hc = cache.get(-21 - seat)  # in a race only a play changes the cards block
         if hc is None or hc[0] != len(st.played):
-            hc = cache[-21 - seat] = (
-                len(st.played),
-                np.multiply(np.frombuffer(_cards(st, seat)[1], dtype=np.uint8), L.cards_scale, dtype=np.float32),
-            )
-        out[L.hand : L.cur_card] = hc[1]
+            cards = np.multiply(np.frombuffer(_cards(st, seat, L)[1], dtype=np.uint8), L.cards_scale, dtype=np.float32)
+            hc = cache[-21 - seat] = (len(st.played), cards.tobytes())
         rel = L.rel[st.num_players][seat]
-        if st.turn_player >= 0:
-            out[L.turn + rel[st.turn_player]] = 1.0
-        if st.cur_card >= 0:
-            out[L.cur_card + st.cur_card] = 1.0
-            lo = st.line_order
-            if len(lo) > 1 and lo[0] > lo[-1]:
-                out[L.reversed] = 1.0
-            if st.ignored >= 0:
-                out[L.ignored + st.ignored] = 1.0
-        # the decision and the cars, as _encode_decision writes them
         dt = st.dec_type
-        subject = -1
-        if dt:
-            out[L.dec + L.dec_index[dt]] = 1.0
-            if dt == "steer":
-                subject = st.dec_args[0]
-            elif dt == "yesno":
-                args = st.dec_args
-                out[L.yesno + args[0]] = 1.0
-                if args[0] >= 2:
-                    subject = args[2] if args[0] == 2 else args[1]
-            elif dt == "color":
-                out[L.color + st.dec_args[0]] = 1.0
+        args = st.dec_args
+        kind = args[0] if dt == D_YESNO or dt == D_COLOR else -1
         ds = st.dec_seat
-        if ds >= 0:
-            out[L.decider + rel[ds]] = 1.0
-            if ds == seat:
-                out[L.me_deciding] = 1.0
+        tp = st.turn_player
+        dkey = (dt, kind, rel[ds] if ds >= 0 else -1, ds == seat, rel[tp] if tp >= 0 else -1)
+        dp = L.dec_pieces.get(dkey)
+        if dp is None:
+            dp = L.dec_pieces[dkey] = L.decision_piece(*dkey)
+        cur = st.cur_card
+        if cur >= 0:
+            lo = st.line_order
+            ckey2 = (cur, len(lo) > 1 and lo[0] > lo[-1], st.ignored)
+            cp = L.card_pieces.get(ckey2)
+            if cp is None:
+                cp = L.card_pieces[ckey2] = L.card_piece(*ckey2)
+        else:
+            cp = L.no_card_piece
         ckey = (st.stamp_counter, len(st.finish_order), len(st.played))
         cc = cache.get("carsF")
         if cc is None or cc[0] != ckey:
-            cc = cache["carsF"] = (ckey, np.frombuffer(_encode_cars(st, L, True), dtype=np.float32))
-        oc = L.cars
-        out[oc : oc + NC * CAR_DYN] = cc[1]
+            cc = cache["carsF"] = (ckey, _encode_cars(st, L, True))
+        cars = cc[1]
+        subject = -1
+        if dt == D_STEER:
+            subject = args[0]
+        elif kind >= 2 and dt == D_YESNO:  # prompts about one car (see rules.YESNO_KINDS)
+            subject = args[2] if kind == 2 else args[1]
         if subject >= 0:  # the subject car; for a STEER its movement left / 8
-            out[oc + subject * CAR_DYN + 17] = min(st.dec_args[1], 8) * 0.125 if dt == "steer" else 1.0
-        return out
-    o = _encode_rest(st, seat)
+            k = (subject * CAR_DYN + CAR_SUBJECT) * 4
+            v = min(args[1], 8) * SUBJECT_SCALE if dt == D_STEER else 1.0
+            cars = cars[:k] + np.float32(v).tobytes() + cars[k + 4 :]
+        buf = bytearray().join((rb[1], dp, cars, L.zeros_auction_f, hc[1], cp, L.zeros_end_f))
+        return np.frombuffer(buf, dtype=np.float32)  # (writable: it views a new bytearray)
+    o = _encode_rest(st, seat, L)
     _encode_decision(st, seat, o, L)
     out = np.multiply(np.frombuffer(o, dtype=np.uint8), L.scale, dtype=np.float32)
-    if st.stage == "end":
+    if st.stage == END:
         rel = L.rel[st.num_players][seat]
         for s in range(st.num_players):
-            out[L.money + rel[s]] = st.money[s] * (1.0 / 30.0)
+            out[L.money + rel[s]] = st.money[s] * MONEY_SCALE
     return out
 
 
-def _encode_decision(st, seat: int, o: bytearray, L: Layout) -> None:
+def _encode_decision(st: DownforceState, seat: int, o: bytearray, L: DownforceEncoder) -> None:
     """The decision (type, prompt kind, decider, subject car) and the cars, into ``o``."""
     rel = L.rel[st.num_players][seat]
     dt = st.dec_type
     subject = -1
     if dt:
-        o[L.dec + L.dec_index[dt]] = 1
-        if dt == "steer":
+        o[L.dec + dt - 1] = 1
+        if dt == D_STEER:
             subject = st.dec_args[0]
-        elif dt == "yesno":
+        elif dt == D_YESNO:
             args = st.dec_args
             o[L.yesno + args[0]] = 1
             if args[0] >= 2:  # prompts about one car (see rules.YESNO_KINDS)
                 subject = args[2] if args[0] == 2 else args[1]
-        elif dt == "color":
+        elif dt == D_COLOR:
             o[L.color + st.dec_args[0]] = 1
     ds = st.dec_seat
     if ds >= 0:
@@ -361,22 +445,36 @@ def _encode_decision(st, seat: int, o: bytearray, L: Layout) -> None:
         if ds == seat:
             o[L.me_deciding] = 1
     # ---- cars (seat-independent; cached until a car moves or a card is played)
-    ckey = (st.stamp_counter, len(st.finish_order), len(st.played), st.chance_k, st.stage == "grid")
-    cache = st._ocache
+    ckey = (st.stamp_counter, len(st.finish_order), len(st.played), st.chance_k, st.stage == GRID)
+    cache = _cache(st)
     cc = cache.get("cars")
     if cc is None or cc[0] != ckey:
         cc = cache["cars"] = (ckey, _encode_cars(st, L))
     oc = L.cars
     o[oc : oc + NC * CAR_DYN] = cc[1]
     if subject >= 0:  # the subject car; for a STEER its movement left / 8
-        o[oc + subject * CAR_DYN + 17] = min(st.dec_args[1], 8) if dt == "steer" else 8
+        o[oc + subject * CAR_DYN + CAR_SUBJECT] = min(st.dec_args[1], 8) if dt == D_STEER else 8
 
 
-def _cards(st, seat: int) -> tuple:
+def _played_bits(st: DownforceState, cache: dict[Any, Any]) -> bytearray:
+    """The played pile as 48 bytes (0/1), brought up to date incrementally (the pile only grows
+    within one state; a shorter pile rebuilds it)."""
+    pb = cache.get("pb")
+    p = st.played
+    if pb is None or len(p) < pb[0]:
+        pb = cache["pb"] = [0, bytearray(NK)]
+    if len(p) != pb[0]:
+        bits = pb[1]
+        for c in p[pb[0] :]:
+            bits[c] = 1
+        pb[0] = len(p)
+    return pb[1]
+
+
+def _cards(st: DownforceState, seat: int, L: DownforceEncoder) -> tuple[Any, bytes]:
     """(key, bytes) of the cards block (own hand, played pile, publicly known cards, hand sizes):
     byte mirrors of the state, cached per seat until a deal, an auction or a play changes them."""
-    L = st.game.layout
-    cache = st._ocache
+    cache = _cache(st)
     hkey = (st.stage, st.chance_k, st.auction_idx, len(st.played))
     hc = cache.get(-1 - seat)
     if hc is None or hc[0] != hkey:
@@ -384,9 +482,9 @@ def _cards(st, seat: int) -> tuple:
         order = L.seat_order[n][seat]  # the seats in relative order ("me" first)
         h = b"".join(
             [
-                st._hb[seat],
-                st._pbits if len(st.played) == st._plen else st.played_bits(),
-                *map(st._rb.__getitem__, order),
+                st.hand_bits[seat],
+                _played_bits(st, cache),
+                *map(st.known_bits.__getitem__, order),
                 L.cards_pad[n][0],
                 bytes(map(len, map(st.hands.__getitem__, order))),
                 L.cards_pad[n][1],
@@ -396,17 +494,15 @@ def _cards(st, seat: int) -> tuple:
     return hc
 
 
-def _encode_rest(st, seat: int, race_base: bool = False) -> bytearray:
+def _encode_rest(st: DownforceState, seat: int, L: DownforceEncoder, race_base: bool = False) -> bytearray:
     """Everything but ``_encode_decision``'s part (left zero there); with ``race_base`` also without
     the turn, the cards block and the current card (``encode``'s race stage writes those)."""
-    g = st.game
-    L = g.layout
     n = st.num_players
     rel = L.rel[n][seat]  # seat -> relative index
     # ---- static region, cached per seat
     stage = st.stage
-    key = (st.chance_k, st.auction_idx, "R" if stage in _RACE_STAGES else stage)  # = static_key(st)
-    cache = st._ocache
+    key = static_key(st)
+    cache = _cache(st)
     if cache.get("key") != key:
         for s in range(n):
             cache.pop(s, None)
@@ -416,7 +512,7 @@ def _encode_rest(st, seat: int, race_base: bool = False) -> bytearray:
     if head is None:
         absolute = cache.get("abs")
         if absolute is None:
-            absolute = cache["abs"] = np.frombuffer(_encode_static(st, 0, list(range(n))) + b"\0", np.uint8)
+            absolute = cache["abs"] = np.frombuffer(_encode_static(st, 0, list(range(n)), L) + b"\0", np.uint8)
         head = cache[seat] = absolute[L.static_perm[n][seat]].tobytes()
     o = bytearray(head)
     # ---- betting region, cached per seat until a betting line, a bet or the end changes it
@@ -424,10 +520,10 @@ def _encode_rest(st, seat: int, race_base: bool = False) -> bytearray:
         bkey = (len(st.bet_k), st.triggered[0], st.triggered[1], st.triggered[2])
         bc = cache.get("bets")
         if bc is None or bc[0] != bkey:
-            bc = cache["bets"] = (bkey, _encode_bets_public(st))
+            bc = cache["bets"] = (bkey, _encode_bets_public(st, L))
         o += bc[1]
         o += L.zeros_bets_private
-        ended = stage == "end"
+        ended = stage == END
         ob = L.bets
         for r, kk in enumerate(st.bet_k):  # DF-R26: own bets; everybody's only at the end
             bb = st.bets[r]
@@ -438,7 +534,7 @@ def _encode_rest(st, seat: int, race_base: bool = False) -> bytearray:
                         o[ob + (rel[s] * 3 + k) * NC + bb[s]] = 1
             elif bb[seat] >= 0:
                 o[ob + k * NC + bb[seat]] = 1
-        if stage == "bet":
+        if stage == BET:
             bb = st.bets[st.bet_round]
             o[L.bet_current + st.bet_k[st.bet_round][0]] = 1
             for s in range(n):
@@ -467,10 +563,10 @@ def _encode_rest(st, seat: int, race_base: bool = False) -> bytearray:
         o_rev_flag,
         o_ign,
     ) = L.dyn_offsets
-    o[o_stage + _STAGE_INDEX[stage]] = 1
+    o[o_stage + STAGE_INDEX[stage]] = 1
     if st.turn_player >= 0 and not race_base:
         o[o_turn + rel[st.turn_player]] = 1
-    if stage == "auction":
+    if stage == AUCTION:
         for s in range(n):
             r = rel[s]
             if st.eligible[s]:
@@ -480,46 +576,45 @@ def _encode_rest(st, seat: int, race_base: bool = False) -> bytearray:
         if st.pending[seat] >= 0:
             o[o_mybid + st.pending[seat]] = 1
     if not race_base:
-        o[o_hand:o_card] = _cards(st, seat)[1]
-    if st.cur_card >= 0 and (stage == "race" or stage == "bet") and not race_base:
+        o[o_hand:o_card] = _cards(st, seat, L)[1]
+    if st.cur_card >= 0 and (stage == RACE or stage == BET) and not race_base:
         o[o_card + st.cur_card] = 1
         lo = st.line_order
         if len(lo) > 1 and lo[0] > lo[-1]:
             o[o_rev_flag] = 1
         if st.ignored >= 0:
             o[o_ign + st.ignored] = 1
-    if stage == "end":
+    if stage == END:
         o[L.final_place : L.final_place + NC] = bytes(st.final_places())
     return o
 
 
-def action_features(st, seat: int) -> np.ndarray:
+def action_features(st: DownforceState, seat: int) -> np.ndarray:
     """The optional action-feature block (option ``action_features``): one float per action, for the
     seat to move only (zeros otherwise and for illegal actions).
 
     - race ``play``: how much the race evaluation of ``seat`` (own cars' progress minus the others',
-      in rows) changes if that card is played now (1-ply lookahead, ``bot.play_values``);
+      in rows, ``rules.race_value``) changes if that card is played now (1-ply lookahead,
+      ``rules.play_values``);
     - race ``steer`` and ``wild``: the same for each lane choice (each car named), the rest of the
-      card played out by the heuristic's steering (a 1-ply evaluation of each choice);
+      card played out by ``rules.greedy_substep`` (the heuristic's steering; a 1-ply evaluation
+      of each choice);
     - auction ``bid``: the card's speed for the car being auctioned / 5;
     - ``bet``: the car's current race position, 1 for the leader down to 1/6 for the last car.
     """
-    from .bot import _value, play_values
-    from .rules import A_BET, NUM_ACTIONS, NUM_CARS
-
     out = np.zeros(NUM_ACTIONS, dtype=np.float32)
     if st.is_terminal() or st.current_player() != seat:
         return out
     legal = np.flatnonzero(st.legal_mask())
     t = st.dec_type
-    if st.stage == "race" and (t == "play" or t == "steer" or t == "wild"):
-        base = _value(st, seat)
-        out[legal] = np.array(play_values(st, seat, legal), dtype=np.float32) - base
-    elif st.stage == "auction":
+    if st.stage == RACE and (t == D_PLAY or t == D_STEER or t == D_WILD):
+        base = race_value(st, seat)
+        out[legal] = np.array(play_values(st, seat, legal.tolist()), dtype=np.float32) - base
+    elif st.stage == AUCTION:
         car = st.auction_order[st.auction_idx]
         bv = st.game.bid_value
         out[legal] = [bv[int(c)][car] / 5.0 for c in legal]
-    elif t == "bet" or st.stage == "bet":
+    elif st.stage == BET:
         order = st.race_order()
         for a in legal:
             if A_BET <= a < A_BET + NUM_CARS:

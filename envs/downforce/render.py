@@ -10,16 +10,17 @@ import math
 import numpy as np
 
 from . import data as D
+from .rules import AUCTION, BET, DEC_NAMES, END, POWER, RACE, STAGE_NAMES, DownforceState
 
 SEAT = "P"
 CAR_LETTERS = "KBGYOR"  # blacK, Blue, Green, Yellow, Orange, Red
 
 
-def _cars(st) -> list[str]:
+def _cars(st: DownforceState) -> list[str]:
     return st.game.comp["cars"]
 
 
-def render_text(st) -> str:
+def render_text(st: DownforceState) -> str:
     g = st.game
     n = st.num_players
     cars = _cars(st)
@@ -28,14 +29,14 @@ def render_text(st) -> str:
     if st.dec_seat >= 0:
         dec = f"  deciding: {SEAT}{st.dec_seat} ({st.phase()})"
     out.append(
-        f"Downforce  {n} players  stage: {st.stage}"
+        f"Downforce  {n} players  stage: {STAGE_NAMES[st.stage]}"
         + (f"  turn: {SEAT}{st.turn_player}" if st.turn_player >= 0 else "")
         + dec
     )
     if st.auction_order:
         parts = []
         for i, c in enumerate(st.auction_order):
-            mark = ">" if st.stage in ("auction", "power") and i == st.auction_idx else " "
+            mark = ">" if st.stage in (AUCTION, POWER) and i == st.auction_idx else " "
             pw = st.power_of_car[c]
             pws = f"+{D.POWER_NAMES[pw]}" if pw >= 0 else ""
             w = st.owner[c]
@@ -46,7 +47,7 @@ def render_text(st) -> str:
         car = st.auction_order[i]
         txt = " ".join(f"{SEAT}{s}:#{b}={g.bid_value[b][car]}" for s, b in enumerate(bids) if b >= 0)
         out.append(f"  bids for {cars[car]}: {txt}")
-    if st.stage == "auction":
+    if st.stage == AUCTION:
         out.append(
             "  committed: "
             + " ".join(
@@ -79,17 +80,17 @@ def render_text(st) -> str:
     out.extend(lines)
     if st.finish_order:
         out.append("Finished: " + ", ".join(f"{i + 1}. {cars[c]}" for i, c in enumerate(st.finish_order)))
-    if st.cur_card >= 0 and st.stage in ("race", "bet"):
+    if st.cur_card >= 0 and st.stage in (RACE, BET):
         txt = " ".join(f"{cars[c] if c >= 0 else 'Wild'}{s}" for c, s in g.deck[st.cur_card])
         extra = " (reversed)" if len(st.line_order) > 1 and st.line_order[0] > st.line_order[-1] else ""
         ign = f" (ignoring {cars[st.ignored]})" if st.ignored >= 0 else ""
         out.append(f"Card in play: #{st.cur_card} [{txt}]{extra}{ign}")
-    ended = st.stage == "end"
+    ended = st.stage == END
     for s in range(n):
         owned = [f"{cars[c]}(${st.price[c]})" for c in range(6) if st.owner[c] == s]
-        pw = "/".join(D.POWER_NAMES[p] for p in st.held[s]) or "-"
+        powers = "/".join(D.POWER_NAMES[p] for p in st.held[s]) or "-"
         known = sorted(st.revealed[s])
-        row = f"{SEAT}{s}: cars {', '.join(owned) or '-'}  power {pw}  hand {len(st.hands[s])}  known #{known}"
+        row = f"{SEAT}{s}: cars {', '.join(owned) or '-'}  power {powers}  hand {len(st.hands[s])}  known #{known}"
         if ended:
             bets = " ".join(f"bet{st.bet_k[r][0] + 1}:{cars[b[s]]}" for r, b in enumerate(st.bets))
             row += f"  bets {bets or '-'}  money ${st.money[s]}M"
@@ -100,8 +101,8 @@ def render_text(st) -> str:
             + ", ".join(f"bet{st.bet_k[r][0] + 1}: {sum(1 for x in b if x >= 0)}/{n}" for r, b in enumerate(st.bets))
         )
     if ended:
-        w = st.winners()
-        out.append(f"Game over. Winner: {', '.join(f'{SEAT}{s}' for s in w)}")
+        winners = st.winners()
+        out.append(f"Game over. Winner: {', '.join(f'{SEAT}{s}' for s in winners)}")
     return "\n".join(out)
 
 
@@ -148,7 +149,7 @@ def _space_center(g, r: int, lane: int) -> tuple[float, float]:
     return sum(p[0] for p in q) / 4, sum(p[1] for p in q) / 4
 
 
-def render_rgb(st) -> np.ndarray:
+def render_rgb(st: DownforceState) -> np.ndarray:
     from boardzoo.envs.core.render import INK, PLAYER_COLORS, Canvas
 
     g = st.game
@@ -203,12 +204,13 @@ def render_rgb(st) -> np.ndarray:
                     anchor="mm",
                 )
     cv.text((CX, CY - 40), "DOWNFORCE", size=34, fill=(255, 255, 255), anchor="mm")
-    sub = {"grid": "setup", "deal": "setup", "order": "setup", "powers": "setup"}.get(st.stage, st.stage)
+    name = STAGE_NAMES[st.stage]
+    sub = {"grid": "setup", "deal": "setup", "order": "setup", "powers": "setup"}.get(name, name)
     info = f"{st.num_players} players - {sub}"
     if st.dec_seat >= 0:
-        info += f" - P{st.dec_seat} to {st.dec_type}"
+        info += f" - P{st.dec_seat} to {DEC_NAMES[st.dec_type]}"
     cv.text((CX, CY), info, size=16, fill=(255, 255, 255), anchor="mm")
-    if st.stage in ("auction", "power") and st.auction_idx < 6:
+    if st.stage in (AUCTION, POWER) and st.auction_idx < 6:
         c = st.auction_order[st.auction_idx]
         pw = st.power_of_car[c]
         done = sum(1 for s in range(st.num_players) if st.pending[s] >= 0)
@@ -221,7 +223,7 @@ def render_rgb(st) -> np.ndarray:
             fill=(255, 255, 255),
             anchor="mm",
         )
-    if st.cur_card >= 0 and st.stage in ("race", "bet"):
+    if st.cur_card >= 0 and st.stage in (RACE, BET):
         txt = "  ".join(f"{cars[c] if c >= 0 else 'Wild'} {s}" for c, s in g.deck[st.cur_card])
         cv.text((CX, CY + 28), f"card #{st.cur_card}: {txt}", size=14, fill=(255, 255, 255), anchor="mm")
     if st.finish_order:
@@ -243,7 +245,7 @@ def render_rgb(st) -> np.ndarray:
         if w >= 0:
             cv.text((x, y), str(w), size=11, fill=(255, 255, 255) if c != 3 else INK, anchor="mm")
     # panel
-    ended = st.stage == "end"
+    ended = st.stage == END
     y0 = 572
     for x, label in (
         (16, "Player"),
@@ -268,16 +270,16 @@ def render_rgb(st) -> np.ndarray:
                 pl = st.place[c]
                 cv.text((x + 22, y), f"${st.price[c]}" + (f" #{pl}" if pl else ""), size=13)
                 x += 78
-        pw = "/".join(D.POWER_NAMES[p] for p in st.held[s]) or "-"
-        cv.text((400, y), pw, size=13)
+        powers = "/".join(D.POWER_NAMES[p] for p in st.held[s]) or "-"
+        cv.text((400, y), powers, size=13)
         cv.text((540, y), str(len(st.hands[s])), size=13)
         paid = sum(st.price[c] for c in range(6) if st.owner[c] == s)
         cv.text((590, y), f"${paid}", size=13)
         bx = 650
-        for b in st.bets:
-            if b[s] >= 0:
+        for seat_bets in st.bets:
+            if seat_bets[s] >= 0:
                 if ended:
-                    cv.rect((bx, y, bx + 18, y + 18), fill=colors[b[s]], outline=INK, radius=9)
+                    cv.rect((bx, y, bx + 18, y + 18), fill=colors[seat_bets[s]], outline=INK, radius=9)
                 else:
                     cv.rect((bx, y, bx + 18, y + 18), fill=(200, 200, 200), outline=INK, radius=9)
                     cv.text((bx + 9, y + 9), "?", size=12, anchor="mm")
@@ -292,6 +294,6 @@ def render_rgb(st) -> np.ndarray:
         fill=(90, 90, 90),
     )
     if ended:
-        w = st.winners()
-        cv.text((W - 20, H - 48), "Winner: " + ", ".join(f"P{s}" for s in w), size=18, anchor="ra")
+        winners = st.winners()
+        cv.text((W - 20, H - 48), "Winner: " + ", ".join(f"P{s}" for s in winners), size=18, anchor="ra")
     return cv.to_array()

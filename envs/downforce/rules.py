@@ -6,6 +6,18 @@ Version history:
     moves every car, opponents' included, and may steer one into a dead end); ``steering="auto"``
     stays as a simplification option. Games with default options therefore differ from before
     (more decisions: a STEER sub-step at every DF-R20 choice point); the env id stays ``_v0``.
+    v0, issue 12: the canonical game shape; behaviour unchanged (the golden playthroughs are
+    identical). ``SPEC`` in the package wires rules, encoder, heuristic and renders (the rules import
+    none of them); the encoder is a core ``Encoder`` with the same named blocks and offsets, now
+    with their true ranges; the data files moved under ``data/`` (``data.py``, core
+    ``resolve_data``), so the ``track`` option also takes a path to a track JSON file (relative to
+    the working directory); stages, decisions and tasks are IntEnums, saved by name as before; one
+    card resolver (the separate fast resolution of games without powers is gone, its speed kept by
+    running the common tasks inline). Saved states load as before; one saved form changed: a
+    game without powers saved at a wild line now holds the task stack there, as games with powers
+    always did (the stack-less form saved before still loads and plays on). The 1-ply race
+    evaluation (``race_value``, ``steer_scores``, ``play_values``) moved from the heuristic to this
+    module: the heuristic and the observation's action features share it.
 
 Action layout (Discrete(71), masked):
     0-47 PLAY/BID card id; 48-53 BET car; 54-59 CHOOSE_POWER (keep the power paired with car c);
@@ -17,21 +29,27 @@ slots of a 4-5 player deal are set aside), the auction order (one car per auctio
 powers, the power paired with each auctioned car (drawn from the 6 or 12 power pool).
 
 A race card is resolved by a small explicit task stack (``State.tasks``) so that every sub-step
-(wild naming, steering, optional powers) is a normal decision and the state stays JSON-safe.
+(wild naming, steering, optional powers) is a normal decision and the state stays JSON-safe. It is
+the one resolver of a card (with and without powers); the common tasks run inline (a line's
+movement right after its line, a STEER answer continuing the car's movement), so the stack is
+written only where a decision pauses the card.
+
+Phases are IntEnums (``Stage``, ``Dec``, ``Task``); saved states keep their names (``"race"``,
+``"steer"``, ``["line", 2]``), so the saved form is unchanged.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from enum import IntEnum
+from functools import cache
 from typing import Any
 
 import numpy as np
 
-from boardzoo.envs.core import schema as S
-from boardzoo.envs.core.game import CHANCE, TERMINAL, ConfigError, Game, Option, State, as_action
-
+from ..core import schema as S
+from ..core.game import CHANCE, TERMINAL, ConfigError, Game, Option, State
 from . import data as D
-from .encoder import action_features, encode
 
 NUM_CARS = D.NUM_CARS
 NUM_CARDS = D.NUM_CARDS
@@ -60,17 +78,83 @@ NUM_ACTIONS = 71
 ) = range(12)
 NO_POWER = -1
 
-# decision types (the observation encodes them; index = position in DEC_TYPES)
-DEC_TYPES = ("bid", "power", "play", "wild", "steer", "yesno", "color", "bet")
-# yes/no prompt kinds and colour-choice kinds
+
+class Stage(IntEnum):
+    """The stage of the game (saved by its name, ``STAGE_NAMES``)."""
+
+    GRID = 0  # setup 1: the grid, one car per chance node
+    DEAL = 1  # setup 2: the deal, one card per chance node
+    ORDER = 2  # setup 3: the auction order
+    POWERS = 3  # setup 3 (DF-V1): the power paired with each auctioned car
+    AUCTION = 4  # DF-R4 .. DF-R10
+    POWER = 5  # DF-V1: the buyer of a second car keeps one of two powers
+    RACE = 6  # DF-R11 .. DF-R22
+    BET = 7  # DF-R23 .. DF-R26
+    END = 8
+
+
+class Dec(IntEnum):
+    """The decision asked now (saved by its name, ``DEC_NAMES``); the observation's ``dec`` block
+    holds ``dec - 1`` one-hot."""
+
+    NONE = 0  # chance node or the end
+    BID = 1
+    POWER = 2
+    PLAY = 3
+    WILD = 4
+    STEER = 5
+    YESNO = 6
+    COLOR = 7
+    BET = 8
+
+
+class Task(IntEnum):
+    """A pending step of the card being resolved (``State.tasks`` entries ``[Task, *args]``,
+    saved as ``[name, *args]`` with the names of ``TASK_NAMES``)."""
+
+    PRE = 0  # Tricky / Strategic prompts before the first line (DF-V1.4, DF-V1.5)
+    LINE = 1  # [LINE, i]: the card's i-th line in line order (DF-R13)
+    MOVE = 2  # [MOVE, car, spaces left, is_line]: movement (DF-R16 .. DF-R21)
+    AFTER_LINE = 3  # [AFTER_LINE, car, start]: Ambitious / Tough / Reckless (DF-V7 3)
+    EXPERIENCED = 4  # [EXPERIENCED, car, start, moved] (DF-V2.2)
+    TURN_END = 5  # [TURN_END, j]: turn-end powers of seat turn_player + j (DF-V7 4)
+    DETERMINED = 6  # [DETERMINED, seat, first car] (DF-V1.3)
+    END_TURN = 7  # betting rounds, then the end check (DF-R24, DF-R28)
+
+
+STAGE_NAMES = ("grid", "deal", "order", "powers", "auction", "power", "race", "bet", "end")
+DEC_NAMES = ("", "bid", "power", "play", "wild", "steer", "yesno", "color", "bet")
+TASK_NAMES = ("pre", "line", "move", "after_line", "experienced", "turn_end", "determined", "end_turn")
+_STAGE_OF = {name: Stage(i) for i, name in enumerate(STAGE_NAMES)}
+_DEC_OF = {name: Dec(i) for i, name in enumerate(DEC_NAMES)}
+_TASK_OF = {name: Task(i) for i, name in enumerate(TASK_NAMES)}
+# module-level names of the members the hot paths compare with (global lookups)
+GRID, DEAL, ORDER, POWERS, AUCTION, POWER, RACE, BET, END = Stage
+NONE, D_BID, D_POWER, D_PLAY, D_WILD, D_STEER, D_YESNO, D_COLOR, D_BET = Dec
+PRE, LINE, MOVE, AFTER_LINE, EXPERIENCED_T, TURN_END, DETERMINED_T, END_TURN = Task
+
+# decision types as the observation lists them (index = Dec - 1)
+DEC_TYPES = DEC_NAMES[1:]
+# yes/no prompt kinds and colour-choice kinds (dec_args[0] of a YESNO / COLOR decision)
 YESNO_KINDS = ("tricky", "strategic", "aggressive", "ambitious", "tough", "reckless", "experienced", "determined")
+(
+    Y_TRICKY,
+    Y_STRATEGIC,
+    Y_AGGRESSIVE,
+    Y_AMBITIOUS,
+    Y_TOUGH,
+    Y_RECKLESS,
+    Y_EXPERIENCED,
+    Y_DETERMINED,
+) = range(len(YESNO_KINDS))
 COLOR_KINDS = ("strategic", "defensive")
+C_STRATEGIC, C_DEFENSIVE = range(len(COLOR_KINDS))
 EXTRA_MOVE = 2  # DF-V1.3, DF-V2.1, DF-V2.3, DF-V2.6
 DEFENSIVE_MOVE = 3  # DF-V2.5
 BOLD_SPEED = 3  # DF-V2.4
 NO_CAR = -1
+LANES = 3  # space id = row * LANES + lane
 _MASK_TAIL = bytes(NUM_ACTIONS - NUM_CARDS)
-_STEER_MASKS: dict[tuple, np.ndarray] = {}  # STEER masks by legal lane choices (read-only arrays)
 
 
 class DownforceGame(Game):
@@ -95,15 +179,20 @@ class DownforceGame(Game):
             "(manual, the printed rule) or a fixed rule (auto, a simplification)",
             choices=("manual", "auto"),
         ),
-        "track": Option("default", "DF-V6: id of a track data file in envs/downforce/tracks/", type=str),
+        "track": Option(
+            "default",
+            "DF-V6: a bundled track (default, sprint) or a path to a track JSON file "
+            "(relative to the working directory)",
+            type=str,
+        ),
         "action_features": Option(
             False,
             "observation ends with one feature per action (1-ply lookahead "
             "of each race card, bid speeds, car positions for bets); slower",
         ),
     }
-    # both steering modes, each with and without powers (the fast resolution and the task machine),
-    # Cunning in both modes, both odds payouts, the sprint track and the action features
+    # both steering modes, each with and without powers, Cunning in both modes, both odds payouts,
+    # the sprint track and the action features
     conformance_options = [
         {},
         {"powers": True, "extra_powers": True, "odds_betting": True},
@@ -121,28 +210,24 @@ class DownforceGame(Game):
                 "options odds_betting and odds_winner_only are alternative payout modes; "
                 "set at most one of them (DF-V3, DF-V4)"
             )
-        self.track = D.load_track(o["track"])
-        self.deck = D.load_deck()
-        self.comp = D.load_components()
+
+    def setup(self) -> None:
+        """The option set's data and precomputed tables (the encoder is built after this)."""
+        o = self.options
+        self.track: dict[str, Any] = D.load_track(o["track"])
+        self.deck: D.Deck = D.load_deck()
+        self.comp: dict[str, Any] = D.load_components()
         self._build_geometry()
         self.powers_on = bool(o["powers"])
-        self.fast_resolve = not self.powers_on  # _play_fast: no powers, either steering mode
-        self.power_pool = list(range(12 if o["extra_powers"] else 6)) if self.powers_on else []
+        self.power_pool: list[int] = list(range(12 if o["extra_powers"] else 6)) if self.powers_on else []
         self.manual = o["steering"] == "manual"
         self.payout = "odds_winner" if o["odds_winner_only"] else "odds" if o["odds_betting"] else "standard"
-        from .encoder import Layout
-
-        self.layout = Layout(self)
-        self.observation_size = self.layout.size
-        self.action_feature_offset = None
-        if o["action_features"]:  # encoder.action_features, after the base encoding
-            self.action_feature_offset = self.layout.size
-            self.observation_size = self.layout.size + NUM_ACTIONS
 
     # ------------------------------------------------------------------ geometry
     def _build_geometry(self) -> None:
         rows = self.track["rows"]
-        self.num_rows = nr = len(rows)
+        self.num_rows: int = len(rows)
+        nr = self.num_rows
         self.last_row = nr - 1
         ns = nr * 3
         self.num_spaces = ns
@@ -186,10 +271,29 @@ class DownforceGame(Game):
                 if c >= 0:
                     self.bid_value[i][c] = s
                     self.bid_line[i][c] = j
+        self.top_bid = max(max(v) for v in self.bid_value[:NUM_REGULAR])  # DF-R5 (speed-8 cards bid 0)
 
     # ------------------------------------------------------------------ API
     def hand_size(self, n: int) -> int:
-        return self.comp["hand_sizes"][str(n)]
+        """Cards dealt to each of ``n`` players (DF 3.2)."""
+        return int(self.comp["hand_sizes"][str(n)])
+
+    @staticmethod
+    def most_cars(n: int) -> int:
+        """The most cars one of ``n`` players can own (DF-R10: everyone owns a car)."""
+        return NUM_CARS - (n - 1)
+
+    def money_range(self, n: int) -> tuple[int, int]:
+        """The least and the most money a seat can end with among ``n`` players (DF-R30 .. DF-R32):
+        every car it can own bought at the top bid and last, or first across the board with every
+        bet paying its most."""
+        comp = self.comp
+        prizes = sum(sorted(comp["prizes"], reverse=True)[: self.most_cars(n)])
+        if self.payout == "standard":
+            betmax = sum(max(row) for row in comp["bets"])
+        else:
+            betmax = sum(NUM_CARS * max(row) for row in comp["odds"])
+        return -self.most_cars(n) * self.top_bid, prizes + betmax
 
     def new_initial_state(self, num_players: int) -> DownforceState:
         self.check_players(num_players)
@@ -202,6 +306,21 @@ class DownforceGame(Game):
         st._load(data)
         return st
 
+    def position(self, num_players: int, **fields: Any) -> DownforceState:
+        """A position built from field values in their saved form (``to_dict``: stage, decision and
+        task kinds by name, sets as lists), the others as in a new state. Unchecked: for rule tests
+        and analysis of positions that need not be reachable; a saved state from outside goes
+        through ``state_from_dict``, which checks it."""
+        self.check_players(num_players)
+        d = DownforceState(self, int(num_players))._to_dict()
+        unknown = sorted(set(fields) - set(d))
+        if unknown:
+            raise ConfigError(f"{self.env_id}: position(): unknown field(s) {unknown}")
+        d.update(fields)
+        st = DownforceState(self, int(num_players))
+        st._load(d)
+        return st
+
     def state_schema(self, num_players: int) -> S.Dict:
         """The saved state's own fields (``DownforceState._to_dict``), ranges as tight as this player
         count and option set allow. One entry per field: a new state field goes into the field lists
@@ -210,21 +329,16 @@ class DownforceGame(Game):
         ns = self.num_spaces
         hs = self.hand_size(n)
         aside = NUM_REGULAR - n * hs  # set-aside cards (DF 3.2)
-        most_cars = NUM_CARS - (n - 1)  # DF-R10: everyone owns a car
-        top_bid = max(max(v) for v in self.bid_value[:NUM_REGULAR])  # DF-R5 (speed-8 cards bid 0)
+        most_cars = self.most_cars(n)
+        top_bid = self.top_bid
         start_rows = [sid // 3 for sid in self.grid]
         advance = sum(self.last_row - r for r in start_rows)  # rows all cars can still gain
         max_line = max(len(lines) for lines in self.deck)
         line_speed = max(max(s for _, s in lines) for lines in self.deck) + 1  # + Aggressive
         npow = len(self.power_pool)
-        comp = self.comp
-        prizes = sum(sorted(comp["prizes"], reverse=True)[:most_cars])
-        if self.payout == "standard":
-            betmax = sum(max(row) for row in comp["bets"])
-        else:
-            betmax = sum(NUM_CARS * max(row) for row in comp["odds"])
-        stages = ("grid", "deal", "order", "powers", "auction", "power", "race", "bet", "end")
-        decs = ("", "bid", "power", "play", "wild", "steer", "yesno", "color", "bet")
+        money_low, money_high = self.money_range(n)
+        stages: tuple[str, ...] = STAGE_NAMES
+        decs: tuple[str, ...] = DEC_NAMES
         if not self.powers_on:
             stages = tuple(s for s in stages if s not in ("powers", "power"))
             decs = tuple(d for d in decs if d not in ("power", "yesno", "color"))
@@ -278,12 +392,13 @@ class DownforceGame(Game):
             "turn_nonrect": S.List(S.Int(0, 1), length=NUM_CARS),
             "bet_queue": S.List(S.Int(0, 2), max_len=3, unique=True, sorted_=True),
             "dec_args": S.List(S.Int(0, ns - 1), max_len=NUM_CARS + 1),
-            "money": S.List(S.Int(-most_cars * top_bid, prizes + betmax), length=n),
-            # car, start space, moved, betting lines crossed, narrow entered: per line in the task
-            # machine; the fast resolution only counts (finishes, steered steps, crossings)
+            "money": S.List(S.Int(money_low, money_high), length=n),
+            # car, start space, moved, betting lines crossed, narrow entered: per line with powers
+            # (their rules read it); without powers only counts over the game (line finishes,
+            # betting lines crossed by lines; see ``_line_go``)
             "line_track": (
                 S.Tuple(S.Const(NO_CAR), S.Const(-1), S.Int(0, NUM_CARS + advance), S.Int(0, 3 * NUM_CARS), S.Int(0, 1))
-                if self.fast_resolve
+                if not self.powers_on
                 else S.Tuple(
                     S.Int(NO_CAR, NUM_CARS - 1), S.Int(-1, ns - 1), S.Int(0, line_speed), S.Int(0, 3), S.Int(0, 1)
                 )
@@ -301,89 +416,6 @@ class DownforceGame(Game):
             "revealed": S.List(hand, length=n),
         }
         return S.Dict(fields)
-
-    # the blocks of encoder.Layout, in the order it lays them out (the Layout attribute of each
-    # holds its offset; a block ends where the next one starts)
-    OBS_BLOCKS = (
-        "nplayers",
-        "car_static",
-        "auction_idx",
-        "auction_order",
-        "bid_hist",
-        "held",
-        "paid",
-        "triggered",
-        "round_held",
-        "round_pos",
-        "round_open",
-        "bets",
-        "bet_committed",
-        "bet_current",
-        "stage",
-        "dec",
-        "yesno",
-        "color",
-        "decider",
-        "me_deciding",
-        "turn",
-        "cars",
-        "eligible",
-        "committed",
-        "my_bid",
-        "hand",
-        "played",
-        "revealed",
-        "hand_size",
-        "cur_card",
-        "reversed",
-        "ignored",
-        "money",
-        "final_place",
-    )
-
-    def observation_layout(self) -> list[tuple[str, int, int]]:
-        """Named blocks of the observation, with the offsets of the encoder's ``Layout``; with
-        ``action_features=True`` the per-action block (``action_feature_offset``, 71) follows."""
-        L = self.layout
-        starts = [getattr(L, name) for name in self.OBS_BLOCKS] + [L.size]
-        out = [(name, starts[i], starts[i + 1] - starts[i]) for i, name in enumerate(self.OBS_BLOCKS)]
-        if self.action_feature_offset is not None:
-            out.append(("action_features", self.action_feature_offset, NUM_ACTIONS))
-        return out
-
-    def renderer(self) -> Callable[[State], np.ndarray]:
-        from .render import render_rgb
-
-        return render_rgb
-
-    def heuristic_bot(self, seat: int, seed: int | None = None, **style: Any):
-        """The heuristic bot; ``style`` picks a variant (``bet_own=True``: bet on the best-placed own
-        car; ``keep_speed8=x``: the lookahead a speed-8 card must gain, default 0.8 rows;
-        ``steer="auto"``: steer by automatic steering's fixed rule, the old heuristic; default
-        ``"player"``: its own and bet-on cars far, the others into blocked or slow lanes)."""
-        from functools import partial
-
-        from boardzoo.envs.core.bots import HeuristicBot
-
-        from .bot import policy
-
-        unknown = sorted(set(style) - {"bet_own", "keep_speed8", "steer"})
-        if unknown:
-            raise ConfigError(f"downforce heuristic: unknown style {unknown}; use bet_own, keep_speed8, steer")
-        if style.get("steer", "player") not in ("player", "auto"):
-            raise ConfigError(f"downforce heuristic: style steer={style['steer']!r}; use 'player' or 'auto'")
-        if not style:
-            return HeuristicBot(policy, seed, name="downforce-heuristic")
-        return HeuristicBot(
-            partial(
-                policy,
-                bet_own=bool(style.get("bet_own", False)),
-                keep_speed8=float(style.get("keep_speed8", 0.8)),
-                steer=str(style.get("steer", "player")),
-            ),
-            seed,
-            name="downforce-heuristic-variant",
-        )
 
 
 # JSON field lists (clone/to_dict): plain ints/strs, flat int lists, lists of lists, sets
@@ -431,11 +463,13 @@ _SETS = ("hands", "revealed")
 class DownforceState(State):
     """One Downforce position."""
 
+    game: DownforceGame
+
     def __init__(self, game: DownforceGame, num_players: int):
         self.game = game
         self.num_players = n = num_players
         self._mask = None
-        self.stage = "grid"  # grid, deal, order, powers, auction, power, race, bet, end
+        self.stage: Stage = GRID
         self.chance_k = 0
         self.grid_cars = [NO_CAR] * NUM_CARS  # car on grid position k (P1 = 0)
         self.deal_pool = list(range(NUM_REGULAR))
@@ -465,7 +499,7 @@ class DownforceState(State):
         self.turn_moved = [0] * NUM_CARS
         self.turn_nonrect = [0] * NUM_CARS
         self.line_track = [NO_CAR, -1, 0, 0, 0]  # car, start space, moved, betting lines crossed, narrow entered
-        self.tasks: list[list] = []
+        self.tasks: list[list[int]] = []  # [Task, *args], the last runs next
         self.triggered = [0, 0, 0]
         self.bet_queue: list[int] = []
         self.bet_round = -1
@@ -473,53 +507,38 @@ class DownforceState(State):
         self.bet_rounds_pos: list[list[int]] = []  # per held round: position 1..6 of each car (DF-R27)
         self.bet_rounds_open: list[list[int]] = []  # per held round: 1 if the car could be bet on
         self.bets: list[list[int]] = []  # per held round: car per seat (-1 not yet)
-        self.dec_type = ""
+        self.dec_type: Dec = NONE
         self.dec_seat = CHANCE
         self.dec_args: list[int] = []
         self.money = [0] * n
-        self._ocache: dict = {}  # encoder cache (static observation region per seat)
-        self._hb = [bytearray(NUM_CARDS) for _ in range(n)]  # hands as bytes (mirrors self.hands)
-        self._rb = [bytearray(NUM_CARDS) for _ in range(n)]  # publicly known cards (mirrors revealed)
-        self._pbits = bytearray(NUM_CARDS)  # played cards as bits (incremental, for the encoder)
-        self._plen = 0
+        # byte mirrors (0/1 per card id) of ``hands`` and ``revealed``, kept in step with them: the
+        # bid/play mask is a hand's mirror, and the encoder reads them (read-only outside the rules)
+        self.hand_bits = [bytearray(NUM_CARDS) for _ in range(n)]
+        self.known_bits = [bytearray(NUM_CARDS) for _ in range(n)]
 
-    def _rebuild_bits(self) -> None:
-        """Rebuild the byte mirrors of hands and publicly known cards (after direct edits)."""
-        self._hb = [bytearray(NUM_CARDS) for _ in range(self.num_players)]
-        self._rb = [bytearray(NUM_CARDS) for _ in range(self.num_players)]
+    def _sync_bits(self) -> None:
+        """Rebuild the byte mirrors of hands and publicly known cards from the sets."""
+        self.hand_bits = [bytearray(NUM_CARDS) for _ in range(self.num_players)]
+        self.known_bits = [bytearray(NUM_CARDS) for _ in range(self.num_players)]
         for s in range(self.num_players):
             for c in self.hands[s]:
-                self._hb[s][c] = 1
+                self.hand_bits[s][c] = 1
             for c in self.revealed[s]:
-                self._rb[s][c] = 1
-        self._ocache = {}
-
-    def played_bits(self) -> bytearray:
-        """The played pile as 48 bytes (0/1), updated incrementally."""
-        p = self.played
-        if len(p) != self._plen:
-            if len(p) < self._plen:
-                self._pbits = bytearray(NUM_CARDS)
-                self._plen = 0
-            bits = self._pbits
-            for c in p[self._plen :]:
-                bits[c] = 1
-            self._plen = len(p)
-        return self._pbits
+                self.known_bits[s][c] = 1
 
     # ================================================================== basics
     def current_player(self) -> int:
         return self.dec_seat
 
     def phase(self) -> str:
-        if self.stage == "race":
-            return f"race:{self.dec_type}"
-        return self.stage
+        if self.stage == RACE:
+            return f"race:{DEC_NAMES[self.dec_type]}"
+        return STAGE_NAMES[self.stage]
 
     def deciders(self) -> list[int]:
-        if self.stage == "auction":
+        if self.stage == AUCTION:
             return [s for s in range(self.num_players) if self.eligible[s] and self.pending[s] < 0]
-        if self.stage == "bet":
+        if self.stage == BET:
             b = self.bets[self.bet_round]
             return [s for s in range(self.num_players) if b[s] < 0]
         p = self.dec_seat
@@ -532,13 +551,13 @@ class DownforceState(State):
     # ================================================================== chance
     def _chance_pool(self) -> list[int]:
         st = self.stage
-        if st == "grid":
+        if st == GRID:
             return [c for c in range(NUM_CARS) if c not in self.grid_cars]
-        if st == "deal":
+        if st == DEAL:
             return self.deal_pool
-        if st == "order":
+        if st == ORDER:
             return [c for c in range(NUM_CARS) if c not in self.auction_order]
-        if st == "powers":
+        if st == POWERS:
             used = self.power_of_car
             return [p for p in self.game.power_pool if p not in used]
         return []
@@ -558,16 +577,14 @@ class DownforceState(State):
         return int(pool[i if i < k else k - 1])
 
     def is_legal_chance(self, outcome: Any) -> bool:
-        outcome = as_action(outcome)
-        if outcome.__class__ is not int:
-            return False
-        return self.dec_seat == CHANCE and outcome in self._chance_pool()
+        # the core has turned integer-like outcomes into ints; anything else is refused here
+        return outcome.__class__ is int and self.dec_seat == CHANCE and outcome in self._chance_pool()
 
     def _apply_chance(self, o: int) -> None:
         g = self.game
         st = self.stage
         k = self.chance_k
-        if st == "grid":  # setup 1: grid permutation
+        if st == GRID:  # setup 1: grid permutation
             self.grid_cars[k] = o
             sid = g.grid[k]
             self.pos[o] = sid
@@ -575,28 +592,28 @@ class DownforceState(State):
             self.stamp[o] = k + 1  # DF-R27: grid stamps 1..6, P1 = 1
             k += 1
             if k == NUM_CARS:
-                self.stage, k = "deal", 0
-        elif st == "deal":  # setup 2: deal slot k
+                self.stage, k = DEAL, 0
+        elif st == DEAL:  # setup 2: deal slot k
             self.deal_pool.remove(o)
             n = self.num_players
             if k < n * g.hand_size(n):
                 self.hands[k % n].add(o)
-                self._hb[k % n][o] = 1
+                self.hand_bits[k % n][o] = 1
             else:
                 self.setaside.append(o)
             k += 1
             if k == NUM_REGULAR:
-                self.stage, k = "order", 0
-        elif st == "order":  # setup 3: auction order
+                self.stage, k = ORDER, 0
+        elif st == ORDER:  # setup 3: auction order
             self.auction_order.append(o)
             k += 1
             if k == NUM_CARS:
                 k = 0
                 if g.powers_on:
-                    self.stage = "powers"
+                    self.stage = POWERS
                 else:
                     self._start_auction()
-        elif st == "powers":  # setup 3: power paired with the k-th auctioned car
+        elif st == POWERS:  # setup 3: power paired with the k-th auctioned car
             self.power_of_car[self.auction_order[k]] = o
             k += 1
             if k == NUM_CARS:
@@ -607,7 +624,7 @@ class DownforceState(State):
     # ================================================================== auction
     def _start_auction(self) -> None:
         n = self.num_players
-        self.stage = "auction"
+        self.stage = AUCTION
         remaining = NUM_CARS - self.auction_idx
         carless = [s for s in range(n) if s not in self.owner]
         if remaining == len(carless):  # DF-R6
@@ -615,13 +632,13 @@ class DownforceState(State):
         else:
             self.eligible = [1] * n
         self.pending = [-1] * n
-        self._set_dec("bid", self.eligible.index(1), [])
+        self._set_dec(D_BID, self.eligible.index(1), [])
 
     def _bid(self, seat: int, card: int) -> None:
         self.pending[seat] = card
         for s in range(seat + 1, self.num_players):
             if self.eligible[s]:
-                self._set_dec("bid", s, [])
+                self._set_dec(D_BID, s, [])
                 return
         self._resolve_auction()
 
@@ -647,21 +664,21 @@ class DownforceState(State):
         for s in range(self.num_players):  # DF-R9: bids return to hand, now publicly known
             if self.eligible[s]:
                 self.revealed[s].add(self.pending[s])
-                self._rb[s][self.pending[s]] = 1
+                self.known_bits[s][self.pending[s]] = 1
         self.pending = [-1] * self.num_players
         self.owner[car] = winner  # DF-R8
         self.price[car] = value
         speed8 = NUM_REGULAR + car
         self.hands[winner].add(speed8)
         self.revealed[winner].add(speed8)
-        self._hb[winner][speed8] = 1
-        self._rb[winner][speed8] = 1
+        self.hand_bits[winner][speed8] = 1
+        self.known_bits[winner][speed8] = 1
         self.auction_idx += 1
         if g.powers_on:  # DF-V1
             self.held[winner].append(self.power_of_car[car])
             if len(self.held[winner]) == 2:
-                self.stage = "power"
-                self._set_dec("power", winner, [])
+                self.stage = POWER
+                self._set_dec(D_POWER, winner, [])
                 return
         self._after_auction()
 
@@ -669,17 +686,17 @@ class DownforceState(State):
         if self.auction_idx < NUM_CARS:
             self._start_auction()
         else:
-            self.stage = "race"  # DF-R11: owner of P1 starts
+            self.stage = RACE  # DF-R11: owner of P1 starts
             self._start_turn(self.owner[self.grid_cars[0]])
 
     def _choose_power(self, seat: int, car: int) -> None:
         keep = self.power_of_car[car]
         self.held[seat] = [keep]
-        self.stage = "auction"
+        self.stage = AUCTION
         self._after_auction()
 
     # ================================================================== race
-    def _set_dec(self, kind: str, seat: int, args: list[int]) -> None:
+    def _set_dec(self, kind: Dec, seat: int, args: list[int]) -> None:
         self.dec_type = kind
         self.dec_seat = seat
         self.dec_args = args
@@ -687,14 +704,14 @@ class DownforceState(State):
     def _start_turn(self, seat: int) -> None:
         self.turn_player = seat
         self.cur_card = -1
-        self._set_dec("play", seat, [])
+        self._set_dec(D_PLAY, seat, [])
 
     def _play(self, card: int) -> None:
         s = self.turn_player
         self.hands[s].discard(card)  # DF-R12
         self.revealed[s].discard(card)
-        self._hb[s][card] = 0
-        self._rb[s][card] = 0
+        self.hand_bits[s][card] = 0
+        self.known_bits[s][card] = 0
         self.played.append(card)
         self.cur_card = card
         self.line_order = list(range(len(self.game.deck[card])))  # DF-R13: top to bottom
@@ -702,164 +719,42 @@ class DownforceState(State):
         self.turn_moved = [0] * NUM_CARS
         self.turn_nonrect = [0] * NUM_CARS
         self.bet_queue = []
-        if self.game.fast_resolve:
-            self._play_fast(card)
-            return
-        self.tasks = [["end_turn"], ["turn_end", 0], ["line", 0], ["pre"]]
+        self.tasks = [[END_TURN], [TURN_END, 0], [LINE, 0]]
+        if self.game.powers_on:
+            self._t_pre()  # (the first task; without powers it has nothing to ask)
         self._run()
-
-    def _play_fast(self, card: int, start: int = 0, named: int = NO_CAR) -> None:
-        """The card resolution without powers (either steering mode): the same rules as the task
-        machine below (a test compares both), in one loop. A decision (a wild line with several
-        candidates, a manual STEER) stops it; the decision resumes it at line ``start`` (with the
-        wild's ``named`` car; a STEER first finishes its car's line, ``_fast_steer_step``)."""
-        g = self.game
-        place = self.place
-        pos = self.pos
-        occ = self.occ
-        stamp = self.stamp
-        steps = g.steps
-        last = g.last_row
-        rect = g.rect
-        bet_after = g.bet_after
-        moved = self.turn_moved
-        manual = g.manual
-        lines = g.deck[card]
-        for i in range(start, len(lines)):
-            car, speed = lines[i]
-            if car < 0:  # DF-R15
-                if named >= 0 and i == start:
-                    car = named  # named by the WILD decision
-                else:
-                    cands = self._wild_candidates()
-                    if not cands:
-                        continue
-                    if len(cands) > 1:
-                        self.tasks = []
-                        self._set_dec("wild", self.turn_player, [i] + cands)
-                        return
-                    car = cands[0]
-            if place[car]:  # DF-R14
-                continue
-            line_start = pos[car]
-            while speed > 0:  # DF-R16 .. DF-R21
-                sid = pos[car]
-                if sid // 3 == last:
-                    self._finish(car, 1)
-                    break
-                nsid = -1
-                for _, s2 in steps[sid]:  # DF-R20 preference order
-                    if occ[s2] < 0:
-                        if nsid >= 0:  # manual: a second legal step
-                            self._fast_steer(car, speed, i, line_start)
-                            return
-                        nsid = s2
-                        if not manual:
-                            break
-                if nsid < 0:
-                    break  # DF-R18: blocked
-                occ[sid] = NO_CAR
-                occ[nsid] = car
-                pos[car] = nsid
-                stamp[car] = self.stamp_counter
-                self.stamp_counter += 1
-                moved[car] += 1
-                if not rect[nsid]:
-                    self.turn_nonrect[car] = 1
-                if bet_after[sid // 3] >= 0:
-                    self._cross(sid // 3, 1)
-                speed -= 1
-        self._t_end_turn()
-
-    def _fast_steer_step(self, car: int, left: int, nsid: int) -> bool:
-        """``_play_fast`` after a STEER decision: the chosen step to ``nsid``, then the car's further
-        steps (the same as in ``_play_fast``) up to its next choice point, a new STEER decision with
-        the same task stack (True), or to the end of its line (False: the card goes on)."""
-        g = self.game
-        occ = self.occ
-        pos = self.pos
-        steps = g.steps
-        while True:
-            sid = pos[car]
-            occ[sid] = NO_CAR
-            occ[nsid] = car
-            pos[car] = nsid
-            self.stamp[car] = self.stamp_counter
-            self.stamp_counter += 1
-            self.turn_moved[car] += 1
-            if not g.rect[nsid]:
-                self.turn_nonrect[car] = 1
-            if g.bet_after[sid // 3] >= 0:
-                self._cross(sid // 3, 1)
-            left -= 1
-            if left == 0:
-                return False
-            if nsid // 3 == g.last_row:
-                self._finish(car, 1)
-                return False
-            sid = nsid
-            nsid = -1
-            args = None
-            for k, s2 in steps[sid]:
-                if occ[s2] < 0:
-                    if nsid < 0:
-                        nsid = s2
-                        first = k
-                    elif args is None:
-                        args = [car, left, 1, first, k]
-                    else:
-                        args.append(k)
-            if args is not None:
-                self.dec_type = "steer"
-                self.dec_seat = self.turn_player  # no powers here: no Cunning
-                self.dec_args = args
-                return True
-            if nsid < 0:  # DF-R18: blocked
-                return False
-
-    def _fast_steer(self, car: int, left: int, i: int, line_start: int) -> None:
-        """A manual STEER choice point (DF-R20) in ``_play_fast``: the same decision and task stack
-        as the task machine would have here (so the decision can also resume through it)."""
-        occ = self.occ
-        self.tasks = [["end_turn"], ["turn_end", 0], ["line", i + 1], ["after_line", car, line_start]]
-        args = [car, left, 1]
-        for k, s2 in self.game.steps[self.pos[car]]:
-            if occ[s2] < 0:
-                args.append(k)
-        self.dec_type = "steer"
-        self.dec_seat = self.turn_player  # no powers here, so no Cunning (DF-R20)
-        self.dec_args = args
 
     def _run(self) -> None:
         """Process tasks until a decision is needed (or the turn is over)."""
         tasks = self.tasks
+        run = _TASK_RUN
         while tasks and not self.dec_type:
             t = tasks.pop()
-            getattr(self, "_t_" + t[0])(*t[1:])
+            run[t[0]](self, *t[1:])
 
-    # ---- tasks
+    # ---- tasks (one method per Task, dispatched by ``_run``)
     def _t_pre(self) -> None:
         g = self.game
         p = self.power(self.turn_player)
         lines = g.deck[self.cur_card]
         if p == TRICKY and len(lines) >= 2:  # DF-V1.5
-            self._set_dec("yesno", self.turn_player, [YESNO_KINDS.index("tricky")])
+            self._set_dec(D_YESNO, self.turn_player, [Y_TRICKY])
         elif p == STRATEGIC and len(g.card_cars[self.cur_card]) == NUM_CARS:  # DF-V1.4
-            self._set_dec("yesno", self.turn_player, [YESNO_KINDS.index("strategic")])
+            self._set_dec(D_YESNO, self.turn_player, [Y_STRATEGIC])
 
     def _t_line(self, i: int) -> None:
-        g = self.game
-        if i >= len(self.line_order):
+        lo = self.line_order
+        if i >= len(lo):
             return
-        self.tasks.append(["line", i + 1])
-        li = self.line_order[i]
-        car, _ = g.deck[self.cur_card][li]
+        self.tasks.append([LINE, i + 1])
+        li = lo[i]
+        car = self.game.deck[self.cur_card][li][0]
         if car < 0:  # DF-R15 wild line
             cands = self._wild_candidates()
             if not cands:
                 return
             if len(cands) > 1:
-                self._set_dec("wild", self.turn_player, [li] + cands)
+                self._set_dec(D_WILD, self.turn_player, [li, *cands])
                 return
             car = cands[0]
         self._line_move(li, car)
@@ -867,53 +762,71 @@ class DownforceState(State):
     def _wild_candidates(self) -> list[int]:
         g = self.game
         printed = () if self.power(self.turn_player) == UNPREDICTABLE else g.card_cars[self.cur_card]  # DF-V1.6
-        return [c for c in range(NUM_CARS) if not self.place[c] and c not in printed]
+        place = self.place
+        return [c for c in range(NUM_CARS) if not place[c] and c not in printed]
 
     def _line_move(self, li: int, car: int) -> None:
         if self.place[car] or car == self.ignored:  # DF-R14, DF-V1.4
             return
         cur = self.turn_player
         if li == 0 and self.owner[car] == cur and self.power(cur) == AGGRESSIVE:  # DF-V1.1
-            self._set_dec("yesno", cur, [YESNO_KINDS.index("aggressive"), li, car])
+            self._set_dec(D_YESNO, cur, [Y_AGGRESSIVE, li, car])
             return
         self._line_go(li, car, 0)
 
     def _line_go(self, li: int, car: int, bonus: int) -> None:
+        """The line's movement, then (task AFTER_LINE) the powers that follow it. Without powers no
+        rule reads ``line_track``: it is not reset per line and only counts the line finishes and
+        the betting lines crossed by lines (the saved form such states have always had)."""
         cur = self.turn_player
         speed = self.game.deck[self.cur_card][li][1] + bonus
-        if self.owner[car] == cur and self.power(cur) == BOLD and speed in (1, 2):  # DF-V2.4
-            speed = BOLD_SPEED
         start = self.pos[car]
-        self.line_track = [car, start, 0, 0, 0]
-        self.tasks.append(["after_line", car, start])
-        self.tasks.append(["move", car, speed, 1])
+        if self.game.powers_on:
+            if self.owner[car] == cur and self.power(cur) == BOLD and speed in (1, 2):  # DF-V2.4
+                speed = BOLD_SPEED
+            self.line_track = [car, start, 0, 0, 0]
+        self.tasks.append([AFTER_LINE, car, start])
+        self._t_move(car, speed, 1)  # (task MOVE, run at once)
 
     def _steerer(self, car: int) -> int:
         """Who chooses among several legal steps (DF-R20): -1 = automatic."""
-        o = self.owner[car]
-        if o >= 0 and self.power(o) == CUNNING:
-            return o
+        if self.game.powers_on:
+            o = self.owner[car]
+            if o >= 0 and self.power(o) == CUNNING:  # DF-V1.2
+                return o
         return self.turn_player if self.game.manual else -1
 
     def _t_move(self, car: int, left: int, is_line: int) -> None:
+        """Move ``car`` up to ``left`` spaces (DF-R16 .. DF-R21): straight, else the lower lane's
+        diagonal, else the other (DF-R20's automatic order); where several steps are free and a
+        player steers, a STEER decision pauses it (its answer continues here)."""
         g = self.game
         occ = self.occ
+        pos = self.pos
+        steps = g.steps
+        last = g.last_row
         while left > 0:
-            sid = self.pos[car]
+            sid = pos[car]
             if sid < 0:
                 return
-            if sid // 3 == g.last_row:  # DF-R21
+            if sid // LANES == last:  # DF-R21
                 self._finish(car, is_line)
                 return
-            opts = [st for st in g.steps[sid] if occ[st[1]] < 0]  # DF-R16, DF-R17
-            if not opts:  # DF-R18
+            nsid = -1
+            for _, s2 in steps[sid]:  # DF-R16, DF-R17
+                if occ[s2] < 0:
+                    if nsid < 0:
+                        nsid = s2
+                        continue
+                    who = self._steerer(car)  # a second free step: a choice (DF-R20)
+                    if who >= 0:
+                        free = [k for k, s3 in steps[sid] if occ[s3] < 0]
+                        self._set_dec(D_STEER, who, [car, left, is_line, *free])
+                        return
+                    break
+            if nsid < 0:  # DF-R18: blocked
                 return
-            if len(opts) > 1:
-                who = self._steerer(car)
-                if who >= 0:
-                    self._set_dec("steer", who, [car, left, is_line] + [k for k, _ in opts])
-                    return
-            self._step(car, opts[0][1], is_line)
+            self._step(car, nsid, is_line)
             left -= 1
 
     def _step(self, car: int, nsid: int, is_line: int) -> None:
@@ -927,12 +840,13 @@ class DownforceState(State):
         self.turn_moved[car] += 1
         if not g.rect[nsid]:
             self.turn_nonrect[car] = 1
-        lt = self.line_track
-        if is_line:
+        if is_line and g.powers_on:
+            lt = self.line_track
             lt[2] += 1
             if g.narrow[nsid]:
                 lt[4] = 1
-        self._cross(old // 3, is_line)
+        if g.bet_after[old // LANES] >= 0:
+            self._cross(old // LANES, is_line)
 
     def _cross(self, row: int, is_line: int) -> None:
         k = self.game.bet_after[row]
@@ -952,65 +866,67 @@ class DownforceState(State):
         self.turn_moved[car] += 1
         if is_line:
             self.line_track[2] += 1
-        self._cross(old // 3, is_line)
+        self._cross(old // LANES, is_line)
 
     def _t_after_line(self, car: int, start: int) -> None:
         """DF-V7 (3): the moved car's owner's Ambitious/Tough/Reckless, then Experienced."""
+        if not self.game.powers_on:
+            return
         moved = self.line_track[2]
-        self.tasks.append(["experienced", car, start, moved])
+        self.tasks.append([EXPERIENCED_T, car, start, moved])
         o = self.owner[car]
-        if o < 0 or self.place[car] or not self.game.powers_on:
+        if o < 0 or self.place[car]:
             return
         p = self.power(o)
         lt = self.line_track
         if p == AMBITIOUS and lt[3] > 0:  # DF-V2.1
-            self._set_dec("yesno", o, [YESNO_KINDS.index("ambitious"), car])
+            self._set_dec(D_YESNO, o, [Y_AMBITIOUS, car])
         elif p == TOUGH and moved > 0 and self.game.rumble[self.pos[car]]:  # DF-V2.3
-            self._set_dec("yesno", o, [YESNO_KINDS.index("tough"), car])
+            self._set_dec(D_YESNO, o, [Y_TOUGH, car])
         elif p == RECKLESS and o == self.turn_player and lt[4]:  # DF-V2.6
-            self._set_dec("yesno", o, [YESNO_KINDS.index("reckless"), car])
+            self._set_dec(D_YESNO, o, [Y_RECKLESS, car])
 
     def _t_experienced(self, car: int, start: int, moved: int) -> None:
         """DF-V2.2: the car directly behind the vacated start space may step into it."""
         if not moved or not self.game.powers_on:
             return
-        row, lane = divmod(start, 3)
+        row = start // LANES
         if row == 0 or self.occ[start] >= 0:
             return
-        behind = start - 3
+        behind = start - LANES
         x = self.occ[behind]
         if x < 0 or x == car:
             return
         o = self.owner[x]
         if o >= 0 and self.power(o) == EXPERIENCED:
-            self._set_dec("yesno", o, [YESNO_KINDS.index("experienced"), x, start])
+            self._set_dec(D_YESNO, o, [Y_EXPERIENCED, x, start])
 
     def _t_turn_end(self, j: int) -> None:
         """DF-V7 (4): turn-end powers in seat order starting with the current player."""
         n = self.num_players
         if j >= n or not self.game.powers_on:
             return
-        self.tasks.append(["turn_end", j + 1])
+        self.tasks.append([TURN_END, j + 1])
         s = (self.turn_player + j) % n
         p = self.power(s)
         if p == DETERMINED:
-            self.tasks.append(["determined", s, 0])
+            self.tasks.append([DETERMINED_T, s, 0])
         elif p == DEFENSIVE and j == 0:  # DF-V2.5
             mine = [c for c in range(NUM_CARS) if self.owner[c] == s]
             if any(self.turn_moved[c] for c in mine):
                 return
             cands = [c for c in mine if not self.place[c]]
             if len(cands) == 1:
-                self.tasks.append(["move", cands[0], DEFENSIVE_MOVE, 0])
+                self.tasks.append([MOVE, cands[0], DEFENSIVE_MOVE, 0])
             elif cands:
-                self._set_dec("color", s, [COLOR_KINDS.index("defensive")] + cands)
+                self._set_dec(D_COLOR, s, [C_DEFENSIVE, *cands])
 
     def _t_determined(self, s: int, c0: int) -> None:
         """DF-V1.3: each eligible car of the holder, in car index order."""
         for c in range(c0, NUM_CARS):
             if self.owner[c] == s and not self.place[c] and self.turn_moved[c] > 0 and not self.turn_nonrect[c]:
-                self.tasks.append(["determined", s, c + 1])
-                self._set_dec("yesno", s, [YESNO_KINDS.index("determined"), c])
+                self.tasks.append([DETERMINED_T, s, c + 1])
+                self._set_dec(D_YESNO, s, [Y_DETERMINED, c])
                 return
 
     def _t_end_turn(self) -> None:
@@ -1043,17 +959,17 @@ class DownforceState(State):
             self.bet_rounds_open.append(open_)
             self.bets.append([-1] * self.num_players)
             self.bet_round = len(self.bets) - 1
-            self.stage = "bet"
-            self._set_dec("bet", 0, [])
+            self.stage = BET
+            self._set_dec(D_BET, 0, [])
             return
-        self.stage = "race"
+        self.stage = RACE
         self._end_check()
 
     def _bet(self, seat: int, car: int) -> None:
         b = self.bets[self.bet_round]
         b[seat] = car
         if seat + 1 < self.num_players:
-            self._set_dec("bet", seat + 1, [])
+            self._set_dec(D_BET, seat + 1, [])
         else:
             self._next_bet_round()
 
@@ -1111,11 +1027,11 @@ class DownforceState(State):
     def _score(self) -> None:
         prizes, betpay, paid = self.money_parts()
         self.money = [prizes[s] + betpay[s] - paid[s] for s in range(self.num_players)]  # DF-R32
-        self.stage = "end"
-        self._set_dec("", TERMINAL, [])
+        self.stage = END
+        self._set_dec(NONE, TERMINAL, [])
 
     def scores(self) -> list[float]:
-        if self.stage != "end":
+        if self.stage != END:
             prizes, betpay, paid = self.money_parts()
             return [float(prizes[s] + betpay[s] - paid[s]) for s in range(self.num_players)]
         return [float(m) for m in self.money]
@@ -1132,65 +1048,28 @@ class DownforceState(State):
     # ================================================================== actions
     def _legal_mask(self) -> np.ndarray:
         t = self.dec_type
-        if t == "steer":  # few distinct masks: shared read-only arrays
-            key = tuple(self.dec_args[3:])
-            m = _STEER_MASKS.get(key)
-            if m is None:
-                b = bytearray(NUM_ACTIONS)
-                for k in key:
-                    b[A_STEER + k] = 1
-                m = _STEER_MASKS[key] = np.frombuffer(bytes(b), dtype=np.int8)
-            return m
+        if t == D_STEER:  # few distinct masks: shared read-only arrays
+            return _steer_mask(tuple(self.dec_args[3:]))
         s = self.dec_seat
-        if t == "bid" or t == "play":  # the hand's byte mirror is the mask
-            m = bytearray(self._hb[s])
+        if t == D_BID or t == D_PLAY:  # the hand's byte mirror is the mask
+            m = bytearray(self.hand_bits[s])
             m += _MASK_TAIL
             return np.frombuffer(m, dtype=np.int8)
         m = bytearray(NUM_ACTIONS)
-        if t == "bet":
+        if t == D_BET:
             for c in range(NUM_CARS):
                 if not self.place[c]:
                     m[A_BET + c] = 1
-        elif t == "power":
+        elif t == D_POWER:
             for p in self.held[s]:
                 m[A_POWER + self.power_of_car.index(p)] = 1
-        elif t == "yesno":
+        elif t == D_YESNO:
             m[A_NO] = 1
             m[A_YES] = 1
-        elif t == "wild" or t == "color":
+        elif t == D_WILD or t == D_COLOR:
             for c in self.dec_args[1:]:
                 m[A_COLOR + c] = 1
         return np.frombuffer(m, dtype=np.int8)
-
-    def apply_action(self, action: Any) -> None:
-        """State.apply_action with a fast path for a legal int action (same semantics: integer-like
-        actions, numpy ints and 0-d int arrays, count as ints; bools and floats are illegal)."""
-        if action.__class__ is not int:
-            action = as_action(action)
-        if action.__class__ is int and self.dec_seat >= 0 and 0 <= action < NUM_ACTIONS:
-            m = self._mask
-            if m is None:
-                m = self.legal_mask()
-            if m[action]:
-                self._apply(action)
-                self._mask = None
-                return
-        super().apply_action(action)
-
-    def is_legal(self, action: Any) -> bool:
-        """Fast path of State.is_legal for decisions (same semantics)."""
-        if action.__class__ is not int:
-            action = as_action(action)
-        if self.dec_seat == CHANCE and action.__class__ is int:
-            return action in self._chance_pool()
-        if self.dec_seat < 0 or action.__class__ is not int:
-            return super().is_legal(action)
-        if not 0 <= action < NUM_ACTIONS:
-            return False
-        m = self._mask
-        if m is None:
-            m = self.legal_mask()
-        return m[action] == 1
 
     def _apply(self, a: int) -> None:
         if self.dec_seat == CHANCE:
@@ -1198,81 +1077,66 @@ class DownforceState(State):
             return
         t = self.dec_type
         s = self.dec_seat
-        self.dec_type = ""
-        if t == "steer":  # the most frequent decision
+        self.dec_type = NONE
+        if t == D_STEER:  # the most frequent decision: the chosen step, then the rest of the movement
             car, left, is_line = self.dec_args[:3]
-            nsid = self.pos[car] + 2 + a - A_STEER  # row + 1, lane + (a - A_STEER) - 1
-            tk = self.tasks
-            # without powers the stack at a STEER is [end_turn, turn_end 0, line i+1, after_line car start]
-            if (
-                self.game.fast_resolve
-                and len(tk) == 4
-                and tk[3][0] == "after_line"
-                and tk[3][1] == car
-                and tk[2][0] == "line"
-            ):
-                if self._fast_steer_step(car, left, nsid):
-                    return  # the next STEER of the same line
-                self.tasks = []  # resume _play_fast
-                self._play_fast(self.cur_card, tk[2][1])
-                return
-            self._step(car, nsid, is_line)
-            if left > 1:
-                self.tasks.append(["move", car, left - 1, is_line])
-            self._run()
-        elif t == "play":
+            self._step(car, self.pos[car] + LANES - 1 + a - A_STEER, is_line)  # row + 1, lane - 1 .. + 1
+            self._t_move(car, left - 1, is_line)
+            if not self.dec_type:
+                self._run()
+        elif t == D_PLAY:
             self._play(a)
-        elif t == "bid":
+        elif t == D_BID:
             self._bid(s, a)
-        elif t == "bet":
+        elif t == D_BET:
             self._bet(s, a - A_BET)
-        elif t == "power":
+        elif t == D_POWER:
             self._choose_power(s, a - A_POWER)
-        elif t == "wild":
+        elif t == D_WILD:
             li = self.dec_args[0]
-            if self.game.fast_resolve:
-                self._play_fast(self.cur_card, li, a - A_COLOR)
-                return
+            if not self.tasks:  # a state saved by the former fast resolution (no powers, no Tricky)
+                self.tasks = [[END_TURN], [TURN_END, 0], [LINE, li + 1]]
             self._line_move(li, a - A_COLOR)
             self._run()
-        elif t == "color":
-            kind = COLOR_KINDS[self.dec_args[0]]
+        elif t == D_COLOR:
             c = a - A_COLOR
-            if kind == "strategic":
+            if self.dec_args[0] == C_STRATEGIC:
                 self.ignored = c
             else:
-                self.tasks.append(["move", c, DEFENSIVE_MOVE, 0])
+                self.tasks.append([MOVE, c, DEFENSIVE_MOVE, 0])
             self._run()
-        elif t == "yesno":
+        elif t == D_YESNO:
             self._answer(a == A_YES)
 
     def _answer(self, yes: bool) -> None:
         args = self.dec_args
-        kind = YESNO_KINDS[args[0]]
-        if kind == "tricky":
+        kind = args[0]
+        if kind == Y_TRICKY:
             if yes:
                 self.line_order.reverse()
-        elif kind == "strategic":
+        elif kind == Y_STRATEGIC:
             if yes:
                 cars = sorted(self.game.card_cars[self.cur_card])
-                self._set_dec("color", self.turn_player, [COLOR_KINDS.index("strategic")] + cars)
+                self._set_dec(D_COLOR, self.turn_player, [C_STRATEGIC, *cars])
                 return
-        elif kind == "aggressive":
+        elif kind == Y_AGGRESSIVE:
             self._line_go(args[1], args[2], 1 if yes else 0)
-        elif kind in ("ambitious", "tough", "reckless", "determined"):
+        elif kind in (Y_AMBITIOUS, Y_TOUGH, Y_RECKLESS, Y_DETERMINED):
             if yes:
-                self.tasks.append(["move", args[1], EXTRA_MOVE, 0])
-        elif kind == "experienced":
+                self.tasks.append([MOVE, args[1], EXTRA_MOVE, 0])
+        elif kind == Y_EXPERIENCED:
             if yes:
                 self._step(args[1], args[2], 0)
-        self._run()
+        if not self.dec_type:
+            self._run()
 
-    def action_to_string(self, a: int) -> str:
+    def action_to_string(self, action: int) -> str:
+        a = action
         cars = self.game.comp["cars"]
         if 0 <= a < NUM_CARDS:
             lines = self.game.deck[a]
             txt = " ".join(f"{cars[c] if c >= 0 else 'Wild'}{s}" for c, s in lines)
-            return f"{'BID' if self.stage == 'auction' else 'PLAY'} #{a} [{txt}]"
+            return f"{'BID' if self.stage == AUCTION else 'PLAY'} #{a} [{txt}]"
         if A_BET <= a < A_POWER:
             return f"BET {cars[a - A_BET]}"
         if A_POWER <= a < A_STEER:
@@ -1288,12 +1152,6 @@ class DownforceState(State):
         if A_COLOR <= a < NUM_ACTIONS:
             return f"CHOOSE {cars[a - A_COLOR]}"
         return f"?{a}"
-
-    # ================================================================== observation
-    def observation(self, seat: int) -> np.ndarray:
-        if self.game.action_feature_offset is None:
-            return encode(self, seat)
-        return np.concatenate([encode(self, seat), action_features(self, seat)])
 
     # ================================================================== hidden info
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> DownforceState:
@@ -1321,20 +1179,19 @@ class DownforceState(State):
         st.setaside = pool[i : i + ns]
         i += ns
         st.deal_pool = sorted(pool[i:])
-        st._rebuild_bits()
-        if st.stage == "auction":
+        st._sync_bits()
+        if st.stage == AUCTION:
             for o in others:
                 if st.pending[o] >= 0:
                     h = sorted(st.hands[o])
                     st.pending[o] = h[int(rng.integers(len(h)))]
-        if st.stage != "end":
+        if st.stage != END:
             for r, b in enumerate(st.bets):
                 cands = [c for c in range(NUM_CARS) if st.bet_rounds_open[r][c]]
                 for o in others:
                     if b[o] >= 0:
                         b[o] = cands[int(rng.integers(len(cands)))]
         st._mask = None
-        st._ocache = {}
         return st
 
     # ================================================================== invariants
@@ -1360,28 +1217,27 @@ class DownforceState(State):
         each check guards the indexing done by the later ones, so nothing else is raised)."""
         g = self.game
         n = self.num_players
-        stage = self.stage
+        stage = STAGE_NAMES[self.stage]  # the checks read the saved names
+        dt = DEC_NAMES[self.dec_type]
         step = self._STAGE_STEP[stage]  # 0 grid, 1 deal, 2 order, 3 powers, 4 auction, 5 race, 6 end
         k = self.chance_k
         # ---- phase and decision
         if step <= 3:
-            assert self.dec_type == "" and self.dec_seat == CHANCE and not self.dec_args, (
+            assert dt == "" and self.dec_seat == CHANCE and not self.dec_args, (
                 f"dec_type: setup stage {stage!r} is a chance node"
             )
             assert k < (NUM_REGULAR if stage == "deal" else NUM_CARS), f"chance_k: {k} in stage {stage!r}"
         else:
             assert k == 0, "chance_k: setup is over"
             if stage == "end":
-                assert self.dec_type == "" and self.dec_seat == TERMINAL and not self.dec_args, (
-                    "dec_type: the game is over"
-                )
+                assert dt == "" and self.dec_seat == TERMINAL and not self.dec_args, "dec_type: the game is over"
             else:
-                want = self._STAGE_DEC.get(stage)
-                assert self.dec_type == want if want else self.dec_type in self._RACE_DECS, (
-                    f"dec_type: {self.dec_type!r} cannot be decided in stage {stage!r}"
+                want_dec = self._STAGE_DEC.get(stage)
+                assert dt == want_dec if want_dec else dt in self._RACE_DECS, (
+                    f"dec_type: {dt!r} cannot be decided in stage {stage!r}"
                 )
                 assert 0 <= self.dec_seat < n, f"dec_seat: {self.dec_seat} in stage {stage!r}"
-                if self.dec_type in ("bid", "play", "bet", "power"):
+                if dt in ("bid", "play", "bet", "power"):
                     assert not self.dec_args, "dec_args: this decision has no arguments"
         # ---- grid, auction order, powers paired with cars (setup 1, 3)
         placed = NUM_CARS if step > 0 else k
@@ -1536,7 +1392,7 @@ class DownforceState(State):
             rb = bytearray(NUM_CARDS)
             for c in self.revealed[s]:
                 rb[c] = 1
-            assert hb == self._hb[s] and rb == self._rb[s], f"hands[{s}]: hand mirror"
+            assert hb == self.hand_bits[s] and rb == self.known_bits[s], f"hands[{s}]: hand mirror"
 
     def _eligibility(self, cars_of: list[int], i: int) -> list[int]:
         """DF-R6: who bids in auction ``i`` given the cars each seat owns."""
@@ -1592,7 +1448,7 @@ class DownforceState(State):
             assert len(self.hands[s]) == sizes[s], (
                 f"hands[{s}]: {len(self.hands[s])} cards, but turn order gives {sizes[s]} (DF-R11, DF-R12)"
             )
-        if self.dec_type == "play":
+        if self.dec_type == D_PLAY:
             assert self.turn_player == cur, f"turn_player: seat {cur} plays next (DF-R11, DF-R12)"
         else:
             assert by and self.turn_player == by[-1], "turn_player: the seat that played the last card"
@@ -1650,8 +1506,8 @@ class DownforceState(State):
     def _check_turn(self, step: int, by: list[int]) -> None:
         """The race turn: the card being resolved, the task stack and the pending sub-step."""
         g = self.game
-        t = self.dec_type
-        mid = self.stage == "race" and t != "play"
+        t = DEC_NAMES[self.dec_type]
+        mid = self.stage == RACE and t != "play"
         lo = self.line_order
         tp = self.turn_player
         if step < 5:
@@ -1675,13 +1531,13 @@ class DownforceState(State):
                 "ignored: only Strategic ignores a printed colour (DF-V1.4)"
             )
         lt = self.line_track
-        if not g.fast_resolve and lt[0] == NO_CAR:
+        if g.powers_on and lt[0] == NO_CAR:
             assert lt == [NO_CAR, -1, 0, 0, 0], "line_track: no line has moved a car yet"
-        elif not g.fast_resolve:
+        elif g.powers_on:
             assert lt[1] >= 0 and g.exists[lt[1]], "line_track: the moved car's start space"
         if not mid:
             assert not self.tasks, "tasks: no card is being resolved"
-            if self.stage != "bet":
+            if self.stage != BET:
                 assert not self.bet_queue, "bet_queue: no card is being resolved"
             if t == "play":
                 assert len(self.finish_order) < NUM_CARS and self.dec_seat == tp, (
@@ -1694,20 +1550,19 @@ class DownforceState(State):
         """A pending sub-step of a race card (DF-R15, DF-R20, DF-V1, DF-V2, DF-V7) and the task stack
         that resumes after it (see ``_run``: what each task kind leaves on the stack)."""
         g = self.game
-        t = self.dec_type
+        t = DEC_NAMES[self.dec_type]
         a = self.dec_args
         ds = self.dec_seat
         tp = self.turn_player
         cur = self.cur_card
         lines = g.deck[cur]
         lo = self.line_order
-        tasks = self.tasks
+        tasks: list[list[Any]] = [[TASK_NAMES[x[0]], *x[1:]] for x in self.tasks]  # the checks read the saved names
         pw = self.power(tp)
         pos = self.pos
         n = self.num_players
         assert a, "dec_args: the sub-step's context is missing"
-        if g.fast_resolve and t == "wild":
-            assert not tasks, "tasks: the fast resolution keeps no task stack at a wild line"
+        if not g.powers_on and t == "wild" and not tasks:  # the stack-less form of the former fast resolution
             assert a and a[0] < len(lines) and lines[a[0]][0] < 0, "dec_args: the wild line of the card (DF-R15)"
             cands = self._wild_candidates()
             assert a[1:] == cands and len(cands) > 1 and ds == tp, "dec_args: the cars the wild line may name (DF-R15)"
@@ -1759,7 +1614,7 @@ class DownforceState(State):
             if j == 0:
                 if top[0][0] == "after_line":
                     assert left <= max(lines[li][1] + 1, BOLD_SPEED), "dec_args: more movement than the line"
-                    if not g.fast_resolve:
+                    if g.powers_on:
                         assert self.line_track[:2] == top[0][1:], "line_track: the line's car and start space"
                 else:
                     assert left <= EXTRA_MOVE and self.line_track[:3] == top[0][1:], "tasks: the extra movement"
@@ -1846,15 +1701,15 @@ class DownforceState(State):
             return
         if name == "experienced":
             assert len(a) == 3 and j == 0 and i > 0 and not top, "dec_args: Experienced asks after a line (DF-V2.2)"
-            x, start = a[1], a[2]
+            xc, start = a[1], a[2]
             assert (
-                x < NUM_CARS
-                and pos[x] >= 0
-                and (1, start) in g.steps[pos[x]]
+                xc < NUM_CARS
+                and pos[xc] >= 0
+                and (1, start) in g.steps[pos[xc]]
                 and self.occ[start] < 0
-                and self.owner[x] >= 0
-                and self.power(self.owner[x]) == EXPERIENCED
-                and ds == self.owner[x]
+                and self.owner[xc] >= 0
+                and self.power(self.owner[xc]) == EXPERIENCED
+                and ds == self.owner[xc]
             ), "dec_args: Experienced steps straight into the vacated space (DF-V2.2)"
             return
         if name == "determined":
@@ -1907,12 +1762,12 @@ class DownforceState(State):
         )
         trig = {x for x in range(3) if self.triggered[x]}
         held = set(ks) | set(q)
-        assert held == trig or (self.stage == "end" and len(self.finish_order) == NUM_CARS), (
+        assert held == trig or (self.stage == END and len(self.finish_order) == NUM_CARS), (
             "triggered: every triggered line gets its betting round (DF-R24, DF-R25)"
         )
         fo = self.finish_order
         done = 0
-        betting = self.stage == "bet"
+        betting = self.stage == BET
         for r in range(nr):
             rp, ro = self.bet_rounds_pos[r], self.bet_rounds_open[r]
             f = ro.count(0)
@@ -1945,12 +1800,8 @@ class DownforceState(State):
         d["game"] = self.game
         d["num_players"] = self.num_players
         d["_mask"] = self._mask
-        oc = dict(self._ocache)
-        d["_ocache"] = oc
-        d["_pbits"] = bytearray(self._pbits)
-        d["_hb"] = [bytearray(x) for x in self._hb]
-        d["_rb"] = [bytearray(x) for x in self._rb]
-        d["_plen"] = self._plen
+        d["hand_bits"] = [bytearray(x) for x in self.hand_bits]
+        d["known_bits"] = [bytearray(x) for x in self.known_bits]
         for k in _SCALARS:
             d[k] = src[k]
         for k in _LISTS:
@@ -1961,8 +1812,9 @@ class DownforceState(State):
             d[k] = [set(x) for x in src[k]]
         return st
 
-    def _to_dict(self) -> dict:
-        """The state's own fields (the core adds env id, version, options and player count)."""
+    def _to_dict(self) -> dict[str, Any]:
+        """The state's own fields (the core adds env id, version, options and player count); stage,
+        decision and task kinds by name."""
         d: dict[str, Any] = {}
         src = self.__dict__
         for k in _SCALARS:
@@ -1973,11 +1825,14 @@ class DownforceState(State):
             d[k] = [list(x) for x in src[k]]
         for k in _SETS:
             d[k] = [sorted(x) for x in src[k]]
+        d["stage"] = STAGE_NAMES[self.stage]
+        d["dec_type"] = DEC_NAMES[self.dec_type]
+        d["tasks"] = [[TASK_NAMES[t[0]], *t[1:]] for t in self.tasks]
         return d
 
-    def _load(self, d: dict) -> None:
+    def _load(self, d: dict[str, Any]) -> None:
         """Fill the fields from a schema-checked dict (``DownforceGame.state_schema``) and rebuild
-        the derived caches; ``check_invariants`` decides whether the result is a position."""
+        the byte mirrors; ``check_invariants`` decides whether the result is a position."""
         for k in _SCALARS:
             setattr(self, k, d[k])
         for k in _LISTS:
@@ -1986,13 +1841,211 @@ class DownforceState(State):
             setattr(self, k, [list(x) for x in d[k]])
         for k in _SETS:
             setattr(self, k, [set(x) for x in d[k]])
+        self.stage = _STAGE_OF[d["stage"]]
+        self.dec_type = _DEC_OF[d["dec_type"]]
+        self.tasks = [[_TASK_OF[t[0]], *t[1:]] for t in d["tasks"]]
         self._mask = None
-        self._ocache = {}
-        self._pbits = bytearray(NUM_CARDS)
-        self._plen = 0
-        self._rebuild_bits()
+        self._sync_bits()
 
-    def __str__(self) -> str:
-        from .render import render_text
 
-        return render_text(self)
+_TASK_RUN: tuple[Callable[..., None], ...] = (  # by Task
+    DownforceState._t_pre,
+    DownforceState._t_line,
+    DownforceState._t_move,
+    DownforceState._t_after_line,
+    DownforceState._t_experienced,
+    DownforceState._t_turn_end,
+    DownforceState._t_determined,
+    DownforceState._t_end_turn,
+)
+assert len(_TASK_RUN) == len(Task)
+
+
+@cache
+def _steer_mask(free: tuple[int, ...]) -> np.ndarray:
+    """The STEER mask for the legal lane choices ``free`` (a shared read-only array)."""
+    b = bytearray(NUM_ACTIONS)
+    for k in free:
+        b[A_STEER + k] = 1
+    return np.frombuffer(bytes(b), dtype=np.int8)
+
+
+# ====================================================================== race evaluation
+# The 1-ply race evaluation: the heuristic (bot.py) plays by it and the observation's optional
+# action features (encoder.py) show it, so it lives here, once, next to the rules it reads. It
+# reads only the board, the card played and the evaluating seat's own bets (public information
+# plus what that seat knows).
+
+
+def progress(st: DownforceState, car: int) -> float:
+    """Distance of a car along the race (finished cars beyond the last row, by place)."""
+    if st.place[car]:
+        return st.game.num_rows + 10 - st.place[car]
+    return st.pos[car] // LANES + 0.01 * (3 - st.stamp[car] / max(1, st.stamp_counter))
+
+
+def race_value(st: DownforceState, seat: int) -> float:
+    """Evaluation of a race position for ``seat``: own cars' mean progress minus the others'."""
+    own = 0.0
+    other = 0.0
+    nother = 0
+    for c in range(NUM_CARS):
+        p = progress(st, c)
+        if st.owner[c] == seat:
+            own += p
+        else:
+            other += p
+            nother += 1
+    nown = max(1, NUM_CARS - nother)
+    return own / nown - other / max(1, nother)
+
+
+def friendly_cars(st: DownforceState, seat: int, with_bets: bool = True) -> list[bool]:
+    """The cars ``seat`` wants to go far: its own and (``with_bets``) those it bet on."""
+    f = [o == seat for o in st.owner]
+    if with_bets:
+        for b in st.bets:
+            if b[seat] >= 0:
+                f[b[seat]] = True
+    return f
+
+
+def steer_scores(st: DownforceState, seat: int, with_bets: bool = True) -> dict[int, float]:
+    """For the STEER decision now: each legal lane choice's value for ``seat`` after the car's
+    remaining movement (planned over every later fork the same way; the other cars stand still),
+    higher is better. A friendly car (``friendly_cars``): rows reached plus a small bonus for free
+    lanes ahead of where it stops. Any other car: minus that (short, boxed in, stuck), less a cost if
+    it stops right in front of a friendly car (it would block that car too)."""
+    g = st.game
+    args = st.dec_args
+    car, m = args[0], args[1] - 1  # after the first step, m steps are left
+    occ = st.occ
+    steps = g.steps
+    exists = g.exists
+    last = g.last_row
+    friendly = friendly_cars(st, seat, with_bets)
+    mine = friendly[car]
+    behind = [st.pos[c] for c in range(len(friendly)) if friendly[c] and c != car and st.pos[c] >= 0]
+    row0, lane0 = divmod(st.pos[car], LANES)
+    fin = last + 10.0 if mine else -(last + 10.0)
+
+    def leaf(sid: int) -> float:  # where the car stops
+        free = 0
+        for _, s2 in steps[sid]:
+            if occ[s2] < 0:
+                free += 1
+        v = sid // LANES + 0.2 * free
+        if mine:
+            return v
+        r, ln = divmod(sid, LANES)
+        for b in behind:  # it would stand in a friendly car's way
+            if b // LANES == r - 1 and -1 <= b % LANES - ln <= 1:
+                v += 0.6
+        return -v
+
+    # every step goes one row up, so plan row by row from the furthest reachable row down to
+    # the first step's row: the best value of standing on (row, lane) with the steps left there
+    nxt: list[float | None] = [None, None, None]
+    r = min(row0 + 1 + m, last)
+    while r > row0:
+        k = m - (r - row0 - 1)
+        cur: list[float | None] = [None, None, None]
+        for lane in range(LANES):
+            sid = r * LANES + lane
+            if not exists[sid] or occ[sid] >= 0:
+                continue
+            v: float | None
+            if k == 0:
+                v = leaf(sid)
+            elif r == last:  # DF-R21: finishes
+                v = fin
+            else:
+                v = None
+                for _, s2 in steps[sid]:
+                    if occ[s2] < 0:
+                        w = nxt[s2 % LANES]
+                        if v is None or (w is not None and w > v):
+                            v = w
+                if v is None:  # blocked (DF-R18)
+                    v = leaf(sid)
+            cur[lane] = v
+        nxt = cur
+        r -= 1
+    return {A_STEER + k: _score(nxt[lane0 + k - 1]) for k in args[3:]}
+
+
+def _score(v: float | None) -> float:
+    assert v is not None, "a legal lane choice has a value"
+    return v
+
+
+def choose_steer(st: DownforceState, seat: int, with_bets: bool = True) -> int:
+    """The lane choice with the best ``steer_scores`` (ties: DF-R20's automatic order)."""
+    sc = steer_scores(st, seat, with_bets)
+    best = -1
+    for k in st.dec_args[3:]:
+        if best < 0 or sc[A_STEER + k] > sc[best]:
+            best = A_STEER + k
+    return best
+
+
+def choose_wild(st: DownforceState, seat: int, legal: Sequence[int]) -> int:
+    """The car a wild line names: the seat's own car furthest behind, else the last car."""
+    cands = [int(a) - A_COLOR for a in legal]
+    mine = [c for c in cands if st.owner[c] == seat]
+    if mine:
+        return A_COLOR + max(mine, key=lambda c: -progress(st, c))
+    return A_COLOR + min(cands, key=lambda c: progress(st, c))
+
+
+def choose_color(st: DownforceState, seat: int, legal: Sequence[int]) -> int:
+    """Strategic: ignore the best opponent car; Defensive: push the own leader."""
+    cands = [int(a) - A_COLOR for a in legal]
+    if st.dec_args and st.dec_args[0] == C_STRATEGIC:
+        others = [c for c in cands if st.owner[c] != seat]
+        if others:
+            return A_COLOR + max(others, key=lambda c: progress(st, c))
+        return A_COLOR + cands[0]
+    return A_COLOR + max(cands, key=lambda c: progress(st, c))
+
+
+def greedy_substep(st: DownforceState, seat: int, steer: str = "player", viewer: int | None = None) -> int:
+    """The answer to a sub-step of a race card (``seat`` decides; ``viewer`` is whose knowledge of
+    bets it may use): steering by ``choose_steer`` (``steer="auto"``: DF-R20's fixed rule), YES to
+    every prompt, wild and colour choices as above."""
+    t = st.dec_type
+    if t == D_STEER:
+        if steer == "auto":
+            return A_STEER + st.dec_args[3]  # DF-R20's fixed rule: the first in its order
+        return choose_steer(st, seat, viewer is None or viewer == seat)
+    if t == D_YESNO:
+        return A_YES
+    legal = np.flatnonzero(st.legal_mask()).tolist()
+    if t == D_WILD:
+        return choose_wild(st, seat, legal)
+    if t == D_COLOR:
+        return choose_color(st, seat, legal)
+    return int(legal[0])
+
+
+def finish_turn(st: DownforceState, seat: int, steer: str = "player") -> None:
+    """Answer the sub-steps of the current card by ``greedy_substep`` until the turn's card is
+    resolved or a bet/another turn comes up. Only ``seat``'s own bets are read (another seat's,
+    e.g. a Cunning holder's, are hidden from it)."""
+    guard = 0
+    while st.stage == RACE and st.dec_type != D_PLAY and st.dec_type != NONE and guard < 400:
+        guard += 1
+        st._apply(greedy_substep(st, st.dec_seat, steer, seat))  # legal by construction
+        st._mask = None
+
+
+def play_values(st: DownforceState, seat: int, legal: Sequence[int], steer: str = "player") -> list[float]:
+    """1-ply lookahead: ``race_value`` for ``seat`` after each action of ``legal`` (a race card, a
+    lane choice, a wild's car) on a copy, the rest of the card answered by ``greedy_substep``."""
+    out = []
+    for a in legal:
+        sim = st.clone()
+        sim.apply_action(int(a))
+        finish_turn(sim, seat, steer)
+        out.append(race_value(sim, seat))
+    return out

@@ -57,7 +57,7 @@ def race(
     steering: str | None = "auto",
     **options,
 ):
-    """A race position built directly.
+    """A race position built by ``DownforceGame.position`` (unchecked, so it need not be reachable).
 
     Movement tests read the car positions right after a card, so positions are built with automatic
     steering (DF-V5) unless ``steering`` says otherwise (``"manual"``, the game's default, or ``None``
@@ -78,44 +78,64 @@ def race(
     if steering is not None:
         options["steering"] = steering
     game = DownforceGame(**options)
-    st = game.new_initial_state(n)
-    st.grid_cars = list(range(6))
-    st.deal_pool = []
-    st.auction_order = list(range(6))
-    st.auction_idx = 6
-    st.owner = list(owners) if owners is not None else [c % n for c in range(6)]
-    st.price = [0] * 6
-    st.occ = [-1] * game.num_spaces
-    st.pos = [-1] * 6
-    st.place = [0] * 6
-    st.finish_order = []
+    owner = list(owners) if owners is not None else [c % n for c in range(6)]
+    place = [0] * 6
+    finish_order: list[int] = []
     for c in finished or []:
-        st.finish_order.append(c)
-        st.place[c] = len(st.finish_order)
-    stamp = 1
-    for c, (row, lane) in (cars or {}).items():
+        finish_order.append(c)
+        place[c] = len(finish_order)
+    pos = [-1] * 6
+    occ = [-1] * game.num_spaces
+    stamp = [0] * 6
+    for k, (c, (row, lane)) in enumerate((cars or {}).items()):
         sid = row * 3 + lane
         assert game.exists[sid], (row, lane)
-        st.pos[c] = sid
-        st.occ[sid] = c
-        st.stamp[c] = stamp
-        stamp += 1
-    st.stamp_counter = 100
+        pos[c] = sid
+        occ[sid] = c
+        stamp[c] = k + 1
     hands = hands if hands is not None else {s: [36 + s] for s in range(n)}
-    st.hands = [set(hands.get(s, [])) for s in range(n)]
-    st.revealed = [set() for _ in range(n)]
-    used = set().union(*st.hands)
-    st.setaside = []
-    st.played = [c for c in range(48) if c not in used]
-    st.held = [[] for _ in range(n)]
+    hand_lists = [sorted(hands.get(s, [])) for s in range(n)]
+    used = {c for h in hand_lists for c in h}
+    held: list[list[int]] = [[] for _ in range(n)]
+    power_of_car = [-1] * 6
     for s, name in (powers or {}).items():
-        st.held[s] = [POWER[name]]
-        st.power_of_car[[c for c in range(6) if st.owner[c] == s][0]] = POWER[name]
-    st.stage = "race"
-    st._rebuild_bits()
-    st._start_turn(turn)
-    st._mask = None
-    return st
+        held[s] = [POWER[name]]
+        power_of_car[[c for c in range(6) if owner[c] == s][0]] = POWER[name]
+    return game.position(
+        n,
+        grid_cars=list(range(6)),
+        deal_pool=[],
+        auction_order=list(range(6)),
+        auction_idx=6,
+        owner=owner,
+        price=[0] * 6,
+        occ=occ,
+        pos=pos,
+        place=place,
+        finish_order=finish_order,
+        stamp=stamp,
+        stamp_counter=100,
+        hands=hand_lists,
+        revealed=[[] for _ in range(n)],
+        setaside=[],
+        played=[c for c in range(48) if c not in used],
+        held=held,
+        power_of_car=power_of_car,
+        stage="race",
+        turn_player=turn,
+        dec_type="play",
+        dec_seat=turn,
+    )
+
+
+def fields(st) -> dict:
+    """A state's own fields in their saved form (``to_dict`` without the envelope)."""
+    return {k: v for k, v in st.to_dict().items() if k not in ("env_id", "version", "options", "num_players")}
+
+
+def rebuild(st, **changes):
+    """The position ``st`` with some fields changed (saved form), built by ``DownforceGame.position``."""
+    return st.game.position(st.num_players, **{**fields(st), **changes})
 
 
 def at(st, car: int):
@@ -137,28 +157,28 @@ def auction(n: int = 4, hands: dict | None = None, car: int = K, owners=None, id
     rng = np.random.default_rng(0)
     while st.is_chance_node():
         st.apply_action(st.sample_chance(rng))
+    f = fields(st)
     order = [car] + [c for c in range(6) if c != car]
     if owners:
         done = list(owners)
         order = done + [car] + [c for c in range(6) if c != car and c not in done]
-    st.auction_order = order
-    st.owner = [-1] * 6
-    for _i, c in enumerate(owners or {}):
-        st.owner[c] = owners[c]
-    st.auction_idx = idx if not owners else len(owners)
+    f["auction_order"] = order
+    f["owner"] = [-1] * 6
+    for c in owners or {}:
+        f["owner"][c] = owners[c]
+    f["auction_idx"] = idx if not owners else len(owners)
     if hands is not None:
-        pool = [c for c in range(42)]
-        st.hands = [set(hands.get(s, [])) for s in range(n)]
-        used = set().union(*st.hands)
-        st.setaside = []
-        st.played = []
-        st.deal_pool = []
-        st.played = [c for c in pool if c not in used]
-    st.revealed = [set() for _ in range(n)]
-    st._rebuild_bits()
-    st._start_auction()
-    st._mask = None
-    return st
+        f["hands"] = [sorted(hands.get(s, [])) for s in range(n)]
+        used = {c for h in f["hands"] for c in h}
+        f["setaside"] = []
+        f["deal_pool"] = []
+        f["played"] = [c for c in range(42) if c not in used]
+    f["revealed"] = [[] for _ in range(n)]
+    # DF-R6: when as many cars are left as players without one, only those bid
+    carless = [0 if s in f["owner"] else 1 for s in range(n)]
+    eligible = carless if 6 - f["auction_idx"] == sum(carless) else [1] * n
+    f.update(stage="auction", eligible=eligible, pending=[-1] * n, dec_type="bid", dec_seat=eligible.index(1))
+    return game.position(n, **f)
 
 
 def play_all(st, rng=None, stop=None):
@@ -172,4 +192,21 @@ def play_all(st, rng=None, stop=None):
     return st
 
 
-__all__ = ["K", "B", "G", "Y", "O", "RED", "POWER", "R", "card", "race", "at", "legal", "auction", "play_all"]
+__all__ = [
+    "K",
+    "B",
+    "G",
+    "Y",
+    "O",
+    "RED",
+    "POWER",
+    "R",
+    "card",
+    "race",
+    "fields",
+    "rebuild",
+    "at",
+    "legal",
+    "auction",
+    "play_all",
+]

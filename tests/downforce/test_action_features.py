@@ -11,7 +11,8 @@ import pytest
 from boardzoo.envs import ConfigError, make_game
 from boardzoo.envs.core.game import CHANCE
 from boardzoo.envs.downforce import bot
-from boardzoo.envs.downforce.rules import A_BET, NUM_ACTIONS
+from boardzoo.envs.downforce import rules as R
+from boardzoo.envs.downforce.rules import A_BET, NUM_ACTIONS, Dec, Stage
 
 
 def _walk(game, n, games, seed):
@@ -50,15 +51,15 @@ def test_features_match_the_lookahead_and_stay_private(n):
         for q in range(n):
             if q != p:
                 assert not st.observation(q)[off:].any(), "features for a seat not to move"
-        if st.stage == "race" and st.dec_type in ("play", "steer", "wild"):
-            base = bot._value(st, p)
-            np.testing.assert_allclose(f[legal], np.array(bot.play_values(st, p, legal)) - base, rtol=1e-5, atol=1e-6)
-            kinds.add(st.dec_type)
-        elif st.stage == "auction":
+        if st.stage == Stage.RACE and st.dec_type in (Dec.PLAY, Dec.STEER, Dec.WILD):
+            base = R.race_value(st, p)
+            np.testing.assert_allclose(f[legal], np.array(R.play_values(st, p, legal)) - base, rtol=1e-5, atol=1e-6)
+            kinds.add(st.dec_type.name.lower())
+        elif st.stage == Stage.AUCTION:
             car = st.auction_order[st.auction_idx]
             assert [round(float(f[c]) * 5) for c in legal] == [st.game.bid_value[c][car] for c in legal]
             kinds.add("bid")
-        elif st.dec_type == "bet":
+        elif st.dec_type == Dec.BET:
             order = st.race_order()
             top = max(legal, key=lambda a: f[a])
             assert order.index(int(top) - A_BET) == min(order.index(int(a) - A_BET) for a in legal)
@@ -75,7 +76,7 @@ def test_heuristic_race_choice_is_the_best_feature_with_its_speed8_penalty():
     off = game.action_feature_offset
     checked = 0
     for st, p in _walk(game, 4, 3, seed=9):
-        if st.stage == "race" and st.dec_type == "play":
+        if st.stage == Stage.RACE and st.dec_type == Dec.PLAY:
             legal = np.flatnonzero(st.legal_mask())
             f = st.observation(p)[off:]
             z = f[legal] - 0.8 * (legal >= 42)
@@ -91,7 +92,7 @@ def test_heuristic_variants_for_imitation_teachers():
         game.heuristic_bot(0, 0, bet_everything=True)
     seen = 0
     for st, p in _walk(game, 4, 6, seed=5):
-        if st.dec_type != "bet":
+        if st.dec_type != Dec.BET:
             continue
         legal = set(int(a) for a in np.flatnonzero(st.legal_mask()))
         order = st.race_order()
@@ -103,6 +104,6 @@ def test_heuristic_variants_for_imitation_teachers():
         seen += 1
     assert seen > 5
     # keep_speed8 only changes which race card is played
-    st = next(s for s, _ in _walk(game, 4, 1, seed=1) if s.stage == "race" and s.dec_type == "play")
+    st = next(s for s, _ in _walk(game, 4, 1, seed=1) if s.stage == Stage.RACE and s.dec_type == Dec.PLAY)
     p = st.current_player()
     assert game.heuristic_bot(p, 0, keep_speed8=0.8).act_state(st, p) == game.heuristic_bot(p, 0).act_state(st, p)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from df_helpers import RED, B, G, K, O, Y, at, card, legal, race
+from df_helpers import RED, B, G, K, O, Y, at, card, legal, race, rebuild
 
 from boardzoo.envs.core.game import TERMINAL
-from boardzoo.envs.downforce.rules import A_BET
+from boardzoo.envs.downforce.rules import A_BET, Dec, Stage
 
 K6Y2 = card("K6", "Y2")
 K8 = 42 + K
@@ -21,37 +21,42 @@ def _bet_all(st, cars):
 def _scored(n=4, order=(K, B, G, Y, O, RED), owners=None, prices=(0,) * 6, bets=(), **opts):
     """A finished race: ``order`` is the finishing order, ``bets`` = [(k, positions, {seat: car})]."""
     st = race(n, finished=list(order), owners=owners, hands={}, **opts)
-    st.price = list(prices)
-    for k, pos, b in bets:
-        st.bet_k.append([k])
-        st.bet_rounds_pos.append(list(pos))
-        st.bet_rounds_open.append([1] * 6)
-        st.bets.append([b.get(s, -1) for s in range(n)])
-    st._score()
-    return st
+    return rebuild(
+        st,
+        price=list(prices),
+        bet_k=[[k] for k, _, _ in bets],
+        bet_rounds_pos=[list(pos) for _, pos, _ in bets],
+        bet_rounds_open=[[1] * 6 for _ in bets],
+        bets=[[b.get(s, -1) for s in range(n)] for _, _, b in bets],
+    )
+
+
+def money(st) -> list[int]:
+    """DF-R32: each seat's money after the race (prizes + bet payouts - prices), from ``scores()``."""
+    return [int(x) for x in st.scores()]
 
 
 def test_DF_R23_a_betting_line_triggers_once():
     st = race(4, cars={K: (10, 1), B: (10, 0)}, hands={0: [K6Y2], 1: [card("B6", "O2")], 2: [1], 3: [2]})
     st.apply_action(K6Y2)
-    assert st.triggered == [1, 0, 0] and st.stage == "bet"
+    assert st.triggered == [1, 0, 0] and st.stage == Stage.BET
     _bet_all(st, [K, K, K, K])
-    assert st.current_player() == 1 and st.dec_type == "play"
+    assert st.current_player() == 1 and st.dec_type == Dec.PLAY
     st.apply_action(card("B6", "O2"))  # Blue also crosses line 1: no second round
-    assert st.stage == "race" and len(st.bets) == 1
+    assert st.stage == Stage.RACE and len(st.bets) == 1
 
 
 def test_DF_R24_betting_after_the_whole_card_in_ascending_line_order():
     c = card("Y6", "K2")
     st = race(4, cars={Y: (22, 1), K: (10, 1)}, hands={0: [c], 1: [1]})
     st.apply_action(c)  # Y crosses line 2 first, then K crosses line 1
-    assert st.stage == "bet"
+    assert st.stage == Stage.BET
     assert at(st, K) == (12, 1)  # the whole card moved before the bets
     assert st.bet_k[0] == [0]
     _bet_all(st, [K, K, K, K])
-    assert st.stage == "bet" and st.bet_k[1] == [1]
+    assert st.stage == Stage.BET and st.bet_k[1] == [1]
     _bet_all(st, [Y, Y, Y, Y])
-    assert st.stage == "race" and st.current_player() == 1
+    assert st.stage == Stage.RACE and st.current_player() == 1
 
 
 def test_DF_R25_bets_only_on_unfinished_cars_own_included():
@@ -83,9 +88,11 @@ def test_DF_R26_bets_stay_hidden_until_final_scoring():
     assert not np.array_equal(a.observation(0), b.observation(0))
     for s in (a, b):
         _bet_all(s, [K, K, K])
-        s.hands = [set() for _ in range(4)]  # nobody holds cards: the game ends
-        s._rebuild_bits()
-        s._score()
+    # nobody holds cards any more: the game has ended (DF-R28) and is scored (DF-R32)
+    a, b = (
+        rebuild(s, hands=[[]] * 4, revealed=[[]] * 4, stage="end", dec_type="", dec_seat=TERMINAL, money=money(s))
+        for s in (a, b)
+    )
     assert not np.array_equal(a.observation(1), b.observation(1))  # revealed at the end
     assert "bet1:Black" in str(a) and "bet1:Yellow" in str(b)
 
@@ -99,7 +106,7 @@ def test_DF_R27_positions_recorded_for_odds_betting():
     )
     assert st.race_order() == [G, Y, K, B, O, RED]  # finished, then higher row, then entry stamp
     st.apply_action(card("O6", "B2"))  # O crosses line 1; B moves to row 22
-    assert st.stage == "bet"
+    assert st.stage == Stage.BET
     pos = st.bet_rounds_pos[0]
     assert [pos[c] for c in (G, Y, B, K, O, RED)] == [1, 2, 3, 4, 5, 6]
 
@@ -146,7 +153,7 @@ def test_DF_R29_unfinished_cars_placed_by_race_order():
 
 def test_DF_R30_race_prizes():
     st = _scored(4, order=(K, B, G, Y, O, RED), owners=[0, 1, 2, 3, 0, 1])
-    assert st.money == [12 + 2, 9 + 0, 6, 4]
+    assert money(st) == [12 + 2, 9 + 0, 6, 4]
 
 
 @pytest.mark.parametrize(
@@ -169,7 +176,7 @@ def test_DF_R31_standard_bet_payouts(k, place, pay):
     order = (K, B, G, Y, O, RED)
     car = order[place - 1]
     st = _scored(4, order=order, owners=[1, 1, 1, 1, 1, 2], bets=[(k, [1, 2, 3, 4, 5, 6], {0: car})])
-    assert st.money[0] == pay
+    assert money(st)[0] == pay
 
 
 def test_DF_R32_money_identity_and_negative_money():
@@ -184,9 +191,9 @@ def test_DF_R32_money_identity_and_negative_money():
     assert paid == [9, 2, 1, 9]
     assert prizes == [12, 9, 6, 6]
     assert betpay == [6, 9, 0, 3]
-    assert st.money == [12 + 6 - 9, 9 + 9 - 2, 6 - 1, 6 + 3 - 9]
+    assert money(st) == [12 + 6 - 9, 9 + 9 - 2, 6 - 1, 6 + 3 - 9]
     st = _scored(4, order=(K, B, G, Y, O, RED), owners=[0, 1, 2, 3, 3, 3], prices=(0, 0, 0, 0, 8, 8))
-    assert st.money[3] == 4 + 2 + 0 - 16 < 0
+    assert money(st)[3] == 4 + 2 + 0 - 16 < 0
 
 
 def test_DF_R33_most_money_wins_ties_go_to_the_best_placed_car():
@@ -210,7 +217,7 @@ def test_DF_V3_odds_betting_pays_position_times_multiplier():
         odds_betting=True,
         bets=[(0, [4, 1, 2, 3, 5, 6], {0: K}), (1, [3, 2, 1, 4, 5, 6], {0: B}), (2, [3, 2, 1, 4, 5, 6], {0: G})],
     )
-    assert st.money[0] == 12 + 2 + 0
+    assert money(st)[0] == 12 + 2 + 0
     assert st.game.payout == "odds"
 
 
@@ -218,4 +225,4 @@ def test_DF_V4_odds_winner_only_pays_only_the_winner():
     order = (K, B, G, Y, O, RED)
     bets = [(0, [4, 1, 2, 3, 5, 6], {0: K}), (1, [3, 2, 1, 4, 5, 6], {0: B}), (2, [5, 2, 1, 4, 3, 6], {0: K})]
     st = _scored(4, order=order, owners=[1, 1, 1, 1, 1, 2], odds_winner_only=True, bets=bets)
-    assert st.money[0] == 4 * 3 + 0 + 5 * 1
+    assert money(st)[0] == 4 * 3 + 0 + 5 * 1

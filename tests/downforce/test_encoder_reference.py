@@ -7,19 +7,23 @@ import numpy as np
 import pytest
 from df_helpers import legal
 
-from boardzoo.envs.downforce.encoder import _STAGE_INDEX, CAR_DYN, CAR_STATIC
-from boardzoo.envs.downforce.rules import DownforceGame
+from boardzoo.envs.downforce.encoder import CAR_DYN, CAR_STATIC, STAGES
+from boardzoo.envs.downforce.rules import DEC_NAMES, DEC_TYPES, STAGE_NAMES, DownforceGame
+
+SETUP = ("grid", "deal", "order", "powers")
 
 
 def reference(st, seat: int) -> np.ndarray:
     g = st.game
-    L = g.layout
+    L = g.encoder  # the offsets of the blocks
     n = st.num_players
+    stage = STAGE_NAMES[st.stage]
+    dec = DEC_NAMES[st.dec_type]
     o = np.zeros(L.size, np.float32)
     rel = [(s - seat) % n for s in range(n)]
     o[L.nplayers + n - 2] = 1
     # static region
-    auction_car = st.auction_order[st.auction_idx] if st.stage in ("auction", "power") and st.auction_idx < 6 else -1
+    auction_car = st.auction_order[st.auction_idx] if stage in ("auction", "power") and st.auction_idx < 6 else -1
     for c in range(6):
         b = L.car_static + c * CAR_STATIC
         if st.owner[c] >= 0:
@@ -42,7 +46,7 @@ def reference(st, seat: int) -> np.ndarray:
             o[L.held + rel[s] * 12 + pw] = 1
         o[L.paid + rel[s]] = sum(st.price[c] for c in range(6) if st.owner[c] == s) / 30
     # betting
-    ended = st.stage == "end"
+    ended = stage == "end"
     for k in range(3):
         o[L.triggered + k] = st.triggered[k]
     for r, (k,) in enumerate(st.bet_k):
@@ -54,24 +58,24 @@ def reference(st, seat: int) -> np.ndarray:
             car = st.bets[r][s]
             if car >= 0 and (s == seat or ended):
                 o[L.bets + (rel[s] * 3 + k) * 6 + car] = 1
-    if st.stage == "bet":
+    if stage == "bet":
         o[L.bet_current + st.bet_k[st.bet_round][0]] = 1
         for s in range(n):
             if st.bets[st.bet_round][s] >= 0:
                 o[L.bet_committed + rel[s]] = 1
     # dynamic region
-    o[L.stage + _STAGE_INDEX[st.stage]] = 1
+    o[L.stage + STAGES.index("setup" if stage in SETUP else stage)] = 1
     subject = -1
-    if st.dec_type:
-        o[L.dec + L.dec_index[st.dec_type]] = 1
+    if dec:
+        o[L.dec + DEC_TYPES.index(dec)] = 1
         a = st.dec_args
-        if st.dec_type == "yesno":
+        if dec == "yesno":
             o[L.yesno + a[0]] = 1
             if a[0] >= 2:
                 subject = a[2] if a[0] == 2 else a[1]
-        elif st.dec_type == "color":
+        elif dec == "color":
             o[L.color + a[0]] = 1
-        elif st.dec_type == "steer":
+        elif dec == "steer":
             subject = a[0]
     if st.dec_seat >= 0:
         o[L.decider + rel[st.dec_seat]] = 1
@@ -88,13 +92,13 @@ def reference(st, seat: int) -> np.ndarray:
             o[b] = 1
             o[b + 4 + st.place[c]] = 1
         if c == subject:  # a STEER's subject shows its movement left / 8
-            o[b + 17] = min(st.dec_args[1], 8) / 8 if st.dec_type == "steer" else 1
+            o[b + 17] = min(st.dec_args[1], 8) / 8 if dec == "steer" else 1
         o[b + 18] = min(st.turn_moved[c], 255) / 4
         o[b + 19] = st.turn_nonrect[c]
-    if st.stage != "grid":
+    if stage != "grid":
         for i, c in enumerate(st.race_order()):
             o[L.cars + c * CAR_DYN + 11 + i] = 1
-    if st.stage == "auction":
+    if stage == "auction":
         for s in range(n):
             o[L.eligible + rel[s]] = st.eligible[s]
             o[L.committed + rel[s]] = st.pending[s] >= 0
@@ -108,7 +112,7 @@ def reference(st, seat: int) -> np.ndarray:
         for c in st.revealed[s]:
             o[L.revealed + rel[s] * 48 + c] = 1
         o[L.hand_size + rel[s]] = len(st.hands[s]) / 21
-    if st.cur_card >= 0 and st.stage in ("race", "bet"):
+    if st.cur_card >= 0 and stage in ("race", "bet"):
         o[L.cur_card + st.cur_card] = 1
         o[L.reversed] = len(st.line_order) > 1 and st.line_order[0] > st.line_order[-1]
         if st.ignored >= 0:

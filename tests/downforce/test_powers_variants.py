@@ -11,7 +11,7 @@ from df_helpers import POWER, RED, B, G, K, O, Y, at, auction, card, legal, play
 
 from boardzoo.envs import ConfigError
 from boardzoo.envs.downforce import data as D
-from boardzoo.envs.downforce.rules import A_COLOR, A_NO, A_STEER, A_YES, YESNO_KINDS, DownforceGame
+from boardzoo.envs.downforce.rules import A_COLOR, A_NO, A_STEER, A_YES, YESNO_KINDS, Dec, DownforceGame, Stage
 
 K6Y2 = card("K6", "Y2")
 B6O2 = card("B6", "O2")
@@ -19,7 +19,7 @@ OWN = [0, 1, 2, 3, 0, 1]  # K:0 B:1 G:2 Y:3 O:0 R:1
 
 
 def prompt(st):
-    assert st.dec_type == "yesno", st.phase()
+    assert st.dec_type == Dec.YESNO, st.phase()
     return YESNO_KINDS[st.dec_args[0]], st.current_player()
 
 
@@ -35,7 +35,7 @@ def test_DF_V1_auction_winner_takes_the_paired_power():
 def test_DF_V1_powers_are_dealt_from_the_base_six():
     for seed in range(5):
         st = DownforceGame(powers=True).new_initial_state(4)
-        play_all(st, np.random.default_rng(seed), stop=lambda s: s.stage == "auction")
+        play_all(st, np.random.default_rng(seed), stop=lambda s: s.stage == Stage.AUCTION)
         assert sorted(st.power_of_car) == list(range(6))
 
 
@@ -53,13 +53,13 @@ def test_DF_V1_1_aggressive_not_for_lower_lines_or_other_cars():
         4, cars={K: (3, 1), Y: (3, 0)}, owners=OWN, hands={0: [card("Y6", "K2")], 1: [1]}, powers={0: "Aggressive"}
     )
     st.apply_action(card("Y6", "K2"))  # K is on the second line, Y (top) is seat 3's
-    assert st.dec_type == "play" and at(st, K)[0] == 5
+    assert st.dec_type == Dec.PLAY and at(st, K)[0] == 5
 
 
 def test_DF_V1_2_cunning_owner_steers_own_car_on_others_turns():
     st = race(4, cars={B: (3, 1)}, owners=OWN, hands={0: [B6O2], 1: [1]}, powers={1: "Cunning"}, finished=[O])
     st.apply_action(B6O2)  # seat 0's turn, automatic steering mode
-    assert st.dec_type == "steer" and st.current_player() == 1
+    assert st.dec_type == Dec.STEER and st.current_player() == 1
     st.apply_action(A_STEER + 2)
     assert at(st, B) == (4, 2)
 
@@ -67,7 +67,7 @@ def test_DF_V1_2_cunning_owner_steers_own_car_on_others_turns():
 def test_DF_V1_2_without_cunning_steering_is_automatic():
     st = race(4, cars={B: (3, 1)}, owners=OWN, hands={0: [B6O2], 1: [1]}, powers={1: "Tough"}, finished=[O])
     st.apply_action(B6O2)
-    assert at(st, B) == (9, 1) and st.current_player() == 1 and st.dec_type == "play"
+    assert at(st, B) == (9, 1) and st.current_player() == 1 and st.dec_type == Dec.PLAY
 
 
 def test_DF_V1_3_determined_after_rectangular_only_movement():
@@ -75,12 +75,12 @@ def test_DF_V1_3_determined_after_rectangular_only_movement():
         4, cars={B: (3, 1), K: (20, 0)}, owners=OWN, hands={0: [B6O2], 1: [1]}, powers={1: "Determined"}, finished=[O]
     )
     st.apply_action(B6O2)  # B: rows 4-8 straight, row 9 is a curve
-    assert at(st, B) == (9, 1) and st.dec_type == "play"  # entered a curve space: not offered
+    assert at(st, B) == (9, 1) and st.dec_type == Dec.PLAY  # entered a curve space: not offered
     st = race(
         4, cars={B: (16, 1), K: (30, 0)}, owners=OWN, hands={0: [B6O2], 1: [1]}, powers={1: "Determined"}, finished=[O]
     )
     st.apply_action(B6O2)  # rows 17-21 straight only... then 22 is a curve
-    assert at(st, B) == (22, 1) and st.dec_type == "play"
+    assert at(st, B) == (22, 1) and st.dec_type == Dec.PLAY
     st = race(
         4,
         cars={B: (3, 1), Y: (3, 0)},
@@ -90,7 +90,7 @@ def test_DF_V1_3_determined_after_rectangular_only_movement():
         finished=[O, RED],
     )
     st.apply_action(card("Y4", "O4", "R2"))  # B did not move: not offered
-    assert st.dec_type == "play"
+    assert st.dec_type == Dec.PLAY
     st = race(
         4,
         cars={B: (2, 1)},
@@ -113,12 +113,12 @@ def test_DF_V1_4_strategic_ignores_one_colour_of_a_six_colour_card():
     st.apply_action(c)
     assert prompt(st) == ("strategic", 0)
     st.apply_action(A_YES)
-    assert st.dec_type == "color" and legal(st) == [A_COLOR + x for x in range(6)]
+    assert st.dec_type == Dec.COLOR and legal(st) == [A_COLOR + x for x in range(6)]
     st.apply_action(A_COLOR + B)
     assert at(st, B) == (3, 1) and at(st, K)[0] == 6 and at(st, G)[0] == 5
     st = race(4, cars=cars, owners=OWN, hands={0: [K6Y2], 1: [1]}, powers={0: "Strategic"})
     st.apply_action(K6Y2)  # not a six-colour card: no prompt
-    assert st.dec_type != "yesno" and at(st, K)[0] == 9
+    assert st.dec_type != Dec.YESNO and at(st, K)[0] == 9
 
 
 def test_DF_V1_5_tricky_resolves_bottom_to_top():
@@ -138,7 +138,7 @@ def test_DF_V1_6_unpredictable_wild_may_name_a_printed_colour():
     cars = {K: (3, 0), B: (3, 1), G: (3, 2), Y: (10, 0), O: (10, 1), RED: (10, 2)}
     st = race(4, cars=cars, owners=OWN, hands={0: [c], 1: [1]}, powers={0: "Unpredictable"})
     st.apply_action(c)
-    assert st.dec_type == "wild" and legal(st) == [A_COLOR + x for x in range(6)]
+    assert st.dec_type == Dec.WILD and legal(st) == [A_COLOR + x for x in range(6)]
     st.apply_action(A_COLOR + K)
     assert at(st, K) == (9, 0)  # K named again: 3 more, blocked by Y at (10,0)
     st = race(4, cars=cars, owners=OWN, hands={0: [c], 1: [1]}, powers={0: "Tricky"})
@@ -157,7 +157,7 @@ def test_DF_V2_six_of_twelve_powers_are_drawn():
     seen = set()
     for seed in range(8):
         st = DownforceGame(powers=True, extra_powers=True).new_initial_state(4)
-        play_all(st, np.random.default_rng(seed), stop=lambda s: s.stage == "auction")
+        play_all(st, np.random.default_rng(seed), stop=lambda s: s.stage == Stage.AUCTION)
         assert len(set(st.power_of_car)) == 6 and all(0 <= p < 12 for p in st.power_of_car)
         seen |= set(st.power_of_car)
     assert any(p >= 6 for p in seen)
@@ -168,10 +168,10 @@ def test_DF_V2_1_ambitious_after_crossing_a_betting_line():
     st.apply_action(B6O2)
     assert at(st, B) == (16, 1) and prompt(st) == ("ambitious", 1)
     st.apply_action(A_YES)
-    assert at(st, B) == (18, 1) and st.stage == "bet"
+    assert at(st, B) == (18, 1) and st.stage == Stage.BET
     st = race(4, cars={B: (3, 1)}, owners=OWN, hands={0: [B6O2], 1: [1]}, powers={1: "Ambitious"}, finished=[O])
     st.apply_action(B6O2)  # no betting line crossed: no prompt
-    assert st.dec_type == "play"
+    assert st.dec_type == Dec.PLAY
 
 
 def test_DF_V2_2_experienced_steps_into_the_vacated_space():
@@ -186,7 +186,7 @@ def test_DF_V2_2_experienced_steps_into_the_vacated_space():
         4, cars={K: (5, 1), B: (4, 0)}, owners=OWN, hands={0: [K6Y2], 1: [1]}, powers={1: "Experienced"}, finished=[Y]
     )
     st.apply_action(K6Y2)  # B is diagonal behind: not offered
-    assert st.dec_type == "play"
+    assert st.dec_type == Dec.PLAY
 
 
 def test_DF_V2_3_tough_after_ending_on_a_rumble_space():
@@ -198,7 +198,7 @@ def test_DF_V2_3_tough_after_ending_on_a_rumble_space():
     assert at(st, B) == (12, 0)
     st = race(4, cars={B: (6, 1)}, owners=OWN, hands={0: [c], 1: [1]}, powers={1: "Tough"}, finished=[G, Y])
     st.apply_action(c)  # ends on (10,1): no rumble
-    assert st.dec_type == "play"
+    assert st.dec_type == Dec.PLAY
 
 
 def test_DF_V2_4_bold_turns_speed_1_or_2_into_3_on_own_turn():
@@ -231,7 +231,7 @@ def test_DF_V2_5_defensive_moves_a_car_when_none_moved():
         powers={0: "Defensive"},
     )
     st.apply_action(c)
-    assert st.dec_type == "color" and legal(st) == [A_COLOR + K, A_COLOR + O]
+    assert st.dec_type == Dec.COLOR and legal(st) == [A_COLOR + K, A_COLOR + O]
     st.apply_action(A_COLOR + O)
     assert at(st, O) == (8, 0)
 
@@ -263,7 +263,7 @@ def test_DF_V2_6_reckless_after_entering_a_narrow_space():
         turn=0,
     )
     st.apply_action(K6Y2)  # not the holder's turn: no prompt
-    assert st.dec_type == "play"
+    assert st.dec_type == Dec.PLAY
 
 
 # ------------------------------------------------------------------ DF-V5 .. DF-V7
@@ -271,7 +271,7 @@ def test_DF_V5_manual_steering_makes_choice_points_steer_steps():
     st = race(4, cars={B: (3, 1)}, owners=OWN, hands={0: [B6O2], 1: [1]}, steering="manual", finished=[O])
     st.apply_action(B6O2)
     steps = 0
-    while st.dec_type == "steer":
+    while st.dec_type == Dec.STEER:
         assert st.current_player() == 0
         st.apply_action(legal(st)[-1])
         steps += 1
@@ -321,8 +321,8 @@ def test_DF_V7_owner_power_before_experienced_then_turn_end_then_bets():
     assert prompt(st) == ("experienced", 2)  # (3) then Experienced
     st.apply_action(A_YES)
     assert at(st, G) == (11, 1)
-    assert st.stage == "bet"  # (5) betting after everything
-    assert st.dec_type == "bet"
+    assert st.stage == Stage.BET  # (5) betting after everything
+    assert st.dec_type == Dec.BET
 
 
 def test_DF_V7_tricky_prompt_comes_first_and_turn_end_powers_follow_the_lines():
@@ -340,4 +340,4 @@ def test_DF_V7_tricky_prompt_comes_first_and_turn_end_powers_follow_the_lines():
     assert at(st, K)[0] == 9 and at(st, Y)[0] == 5
     assert prompt(st) == ("determined", 1)  # (4) turn-end power of seat 1 for Yellow
     st.apply_action(A_YES)
-    assert at(st, Y)[0] == 7 and st.dec_type == "play"
+    assert at(st, Y)[0] == 7 and st.dec_type == Dec.PLAY

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from df_helpers import RED, B, G, K, O, Y, at, card, legal, play_all, race
 
-from boardzoo.envs.downforce.rules import A_COLOR, A_STEER, DownforceGame
+from boardzoo.envs.downforce.rules import A_COLOR, A_STEER, Dec, DownforceGame, Stage
 
 K6Y2 = card("K6", "Y2")
 
@@ -14,8 +14,8 @@ K6Y2 = card("K6", "Y2")
 @pytest.mark.parametrize("seed", range(4))
 def test_DF_R11_owner_of_pole_position_starts(seed):
     st = DownforceGame().new_initial_state(4)
-    play_all(st, np.random.default_rng(seed), stop=lambda s: s.stage == "race")
-    assert st.dec_type == "play"
+    play_all(st, np.random.default_rng(seed), stop=lambda s: s.stage == Stage.RACE)
+    assert st.dec_type == Dec.PLAY
     assert st.current_player() == st.turn_player == st.owner[st.grid_cars[0]]
 
 
@@ -24,7 +24,7 @@ def test_DF_R12_play_exactly_one_card_from_hand():
     assert legal(st) == [K6Y2, 7]
     st.apply_action(K6Y2)
     assert st.hands[0] == {7} and st.played[-1] == K6Y2
-    assert st.current_player() == 1 and st.dec_type == "play"
+    assert st.current_player() == 1 and st.dec_type == Dec.PLAY
 
 
 def test_DF_R12_players_without_cards_are_skipped():
@@ -55,7 +55,7 @@ def test_DF_R15_wild_names_an_unprinted_car_after_earlier_lines_moved():
     c = card("K4", "W3", "R2", "O1")
     st = race(4, cars={K: (3, 0), B: (3, 1), G: (3, 2), Y: (10, 0), O: (10, 1), RED: (10, 2)}, hands={0: [c], 1: [1]})
     st.apply_action(c)
-    assert st.dec_type == "wild" and st.current_player() == 0
+    assert st.dec_type == Dec.WILD and st.current_player() == 0
     assert at(st, K) == (7, 0)  # the K4 line has already moved
     assert legal(st) == [A_COLOR + B, A_COLOR + G, A_COLOR + Y]  # not the printed K, R, O
     st.apply_action(A_COLOR + G)
@@ -66,10 +66,10 @@ def test_DF_R15_wild_is_automatic_with_one_candidate_and_skipped_with_none():
     c = card("K4", "W3", "R2", "O1")
     st = race(4, cars={K: (3, 0), Y: (4, 0), O: (4, 1), RED: (4, 2)}, finished=[B, G], hands={0: [c], 1: [1]})
     st.apply_action(c)
-    assert st.dec_type == "play" and at(st, Y) == (7, 0)  # only Yellow qualified
+    assert st.dec_type == Dec.PLAY and at(st, Y) == (7, 0)  # only Yellow qualified
     st = race(4, cars={K: (3, 0), O: (4, 1), RED: (4, 2)}, finished=[B, G, Y], hands={0: [c], 1: [1]})
     st.apply_action(c)
-    assert st.dec_type == "play" and at(st, K) == (7, 0) and at(st, O) == (5, 1)
+    assert st.dec_type == Dec.PLAY and at(st, K) == (7, 0) and at(st, O) == (5, 1)
 
 
 def test_DF_R16_steps_go_forward_straight_or_diagonal_into_existing_lanes():
@@ -112,11 +112,11 @@ def test_DF_R19_a_car_may_be_steered_into_a_dead_end():
         owners=[0, 1, 1, 1, 1, 1],
     )
     st.apply_action(card("K5", "B2", "G2", "Y1"))
-    assert st.dec_type == "steer" and legal(st) == [A_STEER + 0, A_STEER + 1, A_STEER + 2]
+    assert st.dec_type == Dec.STEER and legal(st) == [A_STEER + 0, A_STEER + 1, A_STEER + 2]
     st.apply_action(A_STEER + 0)  # to lane 0
     assert at(st, K) == (36, 0)  # stuck: (37,1) taken, no lane 0 in row 37
-    assert st.dec_type in ("steer", "play")
-    while st.dec_type == "steer":
+    assert st.dec_type in (Dec.STEER, Dec.PLAY)
+    while st.dec_type == Dec.STEER:
         st.apply_action(legal(st)[0])
     assert at(st, K) == (36, 0)
 
@@ -141,7 +141,7 @@ def test_DF_R20_automatic_steering_preference(blockers, expected):
 def test_DF_R20_manual_steering_asks_the_current_player():
     st = race(4, cars={B: (3, 1)}, hands={0: [card("B6", "O2")], 1: [1]}, steering="manual", finished=[O])
     st.apply_action(card("B6", "O2"))
-    assert st.dec_type == "steer" and st.current_player() == 0  # B belongs to seat 1
+    assert st.dec_type == Dec.STEER and st.current_player() == 0  # B belongs to seat 1
     assert legal(st) == [A_STEER + 0, A_STEER + 1, A_STEER + 2]
     st.apply_action(A_STEER + 2)
     assert at(st, B) == (4, 2)

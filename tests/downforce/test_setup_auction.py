@@ -7,7 +7,7 @@ import pytest
 from df_helpers import B, G, K, O, Y, auction, card, legal, play_all
 
 from boardzoo.envs import ConfigError
-from boardzoo.envs.downforce.rules import A_POWER, DownforceGame
+from boardzoo.envs.downforce.rules import A_POWER, DownforceGame, Stage
 
 
 def _through_setup(n, seed=0, **opts):
@@ -20,7 +20,7 @@ def _through_setup(n, seed=0, **opts):
 
 def _through_auction(n, seed=0, **opts):
     st = _through_setup(n, seed, **opts)
-    return play_all(st, np.random.default_rng(seed), stop=lambda s: s.stage == "race")
+    return play_all(st, np.random.default_rng(seed), stop=lambda s: s.stage == Stage.RACE)
 
 
 @pytest.mark.parametrize("n", [1, 7])
@@ -215,7 +215,7 @@ def test_DF_R10_after_six_auctions_everyone_owns_a_car(n):
 
 def test_DF_V1_choose_power_mask_is_the_two_held_powers():
     st = _through_setup(2, seed=3, powers=True)
-    st = play_all(st, np.random.default_rng(3), stop=lambda s: s.stage == "power")
+    st = play_all(st, np.random.default_rng(3), stop=lambda s: s.stage == Stage.POWER)
     seat = st.current_player()
     assert len(st.held[seat]) == 2
     cars = [st.power_of_car.index(p) for p in st.held[seat]]

@@ -18,7 +18,7 @@ import pytest
 from df_helpers import K, legal, play_all
 
 from boardzoo.envs.core.errors import IllegalActionError, StateError
-from boardzoo.envs.downforce.rules import A_BET, A_STEER, NUM_ACTIONS, DownforceGame
+from boardzoo.envs.downforce.rules import A_BET, A_STEER, NUM_ACTIONS, Dec, DownforceGame, Stage
 
 POWERS = {"powers": True, "extra_powers": True}
 
@@ -40,11 +40,11 @@ def refused(game, d, field):
 
 
 def first_race_turn(s):
-    return s.stage == "race" and s.dec_type == "play" and len(s.played) == 0
+    return s.stage == Stage.RACE and s.dec_type == Dec.PLAY and len(s.played) == 0
 
 
 def mid_race(s):
-    return s.stage == "race" and s.dec_type == "play" and len(s.played) >= 12 and s.bets
+    return s.stage == Stage.RACE and s.dec_type == Dec.PLAY and len(s.played) >= 12 and s.bets
 
 
 # ------------------------------------------------------------------------ good states load
@@ -138,7 +138,7 @@ def test_DF_R7_owner_and_price_follow_the_revealed_bids():
 
 
 def test_DF_R4_bids_are_committed_in_seat_order():
-    game, d = reach(lambda s: s.stage == "auction" and s.dec_seat == 2 and s.auction_idx == 1)
+    game, d = reach(lambda s: s.stage == Stage.AUCTION and s.dec_seat == 2 and s.auction_idx == 1)
     assert d["pending"][0] >= 0 and d["pending"][2] == -1
     bad = copy.deepcopy(d)
     bad["pending"][3] = bad["hands"][3][0]  # seat 3 cannot have bid before seat 2
@@ -152,7 +152,7 @@ def test_DF_R4_bids_are_committed_in_seat_order():
 
 
 def test_DF_R6_only_eligible_players_bid():
-    game, d = reach(lambda s: s.stage == "race")
+    game, d = reach(lambda s: s.stage == Stage.RACE)
     bad = copy.deepcopy(d)
     last = bad["bid_history"][-1]
     if all(b >= 0 for b in last):  # everyone bid: make one seat ineligible
@@ -225,7 +225,7 @@ def test_DF_R11_R12_the_turn_follows_the_cards_played():
 
 # ------------------------------------------------------------------------ sub-steps (DF-R15, DF-R20, DF-V7)
 def steering(s):
-    return s.dec_type == "steer"
+    return s.dec_type == Dec.STEER
 
 
 def test_DF_R20_a_steer_step_lists_exactly_the_free_steps():
@@ -251,7 +251,7 @@ def test_DF_V5_auto_steering_has_no_steer_steps():
 
 
 def test_DF_R15_a_wild_line_offers_the_cars_it_may_name():
-    game, d = reach(lambda s: s.dec_type == "wild", seed=1)
+    game, d = reach(lambda s: s.dec_type == Dec.WILD, seed=1)
     bad = copy.deepcopy(d)
     printed = sorted(game.card_cars[bad["cur_card"]])
     bad["dec_args"] = bad["dec_args"] + [c for c in printed if c not in bad["dec_args"][1:]][:1]
@@ -259,7 +259,7 @@ def test_DF_R15_a_wild_line_offers_the_cars_it_may_name():
 
 
 def test_DF_V7_a_power_prompt_needs_its_power_and_context():
-    game, d = reach(lambda s: s.dec_type == "yesno", **POWERS)
+    game, d = reach(lambda s: s.dec_type == Dec.YESNO, **POWERS)
     assert game.state_from_dict(d).to_dict() == d
     bad = copy.deepcopy(d)
     bad["dec_args"] = [7, 0]  # a Determined prompt out of its place
@@ -272,7 +272,7 @@ def test_DF_V7_a_power_prompt_needs_its_power_and_context():
 # ------------------------------------------------------------------------ bets (DF-R24 .. DF-R27)
 def test_DF_R25_bets_name_cars_that_had_not_finished():
     game, d = reach(
-        lambda s: s.stage == "race" and s.dec_type == "play" and len(s.bets) >= 2 and s.finish_order, seed=3
+        lambda s: s.stage == Stage.RACE and s.dec_type == Dec.PLAY and len(s.bets) >= 2 and s.finish_order, seed=3
     )
     bad = copy.deepcopy(d)
     r = len(bad["bets"]) - 1
@@ -286,7 +286,7 @@ def test_DF_R25_bets_name_cars_that_had_not_finished():
 
 
 def test_DF_R26_bets_are_committed_in_seat_order():
-    game, d = reach(lambda s: s.stage == "bet" and s.dec_seat == 2)
+    game, d = reach(lambda s: s.stage == Stage.BET and s.dec_seat == 2)
     bad = copy.deepcopy(d)
     bad["bets"][-1][3] = bad["bets"][-1][0]
     refused(game, bad, r"bets\[\d\]\[3\]")
@@ -319,7 +319,7 @@ def test_integer_like_actions_and_chance_outcomes():
 
 
 def test_bet_actions_as_numpy_ints():
-    game, d = reach(lambda s: s.stage == "bet")
+    game, d = reach(lambda s: s.stage == Stage.BET)
     st = game.state_from_dict(d)
     a = int(legal(st)[0])
     assert A_BET <= a < A_BET + 6
@@ -332,15 +332,20 @@ def test_bet_actions_as_numpy_ints():
 def test_observation_layout_is_the_encoders(opts):
     game = DownforceGame(**opts)
     layout = game.observation_layout()
-    L = game.layout
-    blocks = {k for k, v in vars(L).items() if v.__class__ is int} - {"static_end", "semi_end", "size", "last_row"}
-    assert blocks == set(DownforceGame.OBS_BLOCKS), "a new encoder block must be named in OBS_BLOCKS"
+    enc = game.encoder
+    assert layout == enc.layout.table()
     for name, off, _length in layout:
         if name != "action_features":
-            assert getattr(L, name) == off
+            assert getattr(enc, name) == off  # the encoder writes each block at the layout's offset
     assert sum(x[2] for x in layout) == game.observation_size
     if opts.get("action_features"):
         assert layout[-1] == ("action_features", game.action_feature_offset, NUM_ACTIONS)
+
+
+def test_the_shipped_bot_card_shows_the_same_layout():
+    card = json.loads((Path(__file__).parents[2] / "checkpoints" / "downforce_v0" / "card.json").read_text())
+    game = DownforceGame(**card["options"])
+    assert [(b["name"], b["offset"], b["length"]) for b in card["observation_layout"]] == game.observation_layout()
 
 
 def test_rules_md_shows_the_observation_layout():

@@ -12,7 +12,7 @@ import pytest
 from df_helpers import RED, B, G, K, O, Y, at, card, legal, race
 
 from boardzoo.envs import make
-from boardzoo.envs.downforce.rules import A_STEER, DownforceGame
+from boardzoo.envs.downforce.rules import A_STEER, Dec, DownforceGame
 
 K5G3O1 = card("K5", "G3", "O1")
 B5Y3R1 = card("B5", "Y3", "R1")
@@ -33,7 +33,7 @@ def test_DF_V5_manual_steering_is_the_default():
         steering=None,
     )  # the game's default
     st.apply_action(K5G3O1)
-    assert st.dec_type == "steer" and st.current_player() == 0
+    assert st.dec_type == Dec.STEER and st.current_player() == 0
 
 
 def test_DF_R20_manual_steering_an_opponent_into_a_dead_end_is_legal_and_applied():
@@ -48,11 +48,11 @@ def test_DF_R20_manual_steering_an_opponent_into_a_dead_end_is_legal_and_applied
         steering="manual",
     )
     st.apply_action(B5Y3R1)
-    assert st.dec_type == "steer" and st.current_player() == 0 and st.owner[B] == 1
+    assert st.dec_type == Dec.STEER and st.current_player() == 0 and st.owner[B] == 1
     assert legal(st) == [STRAIGHT, RIGHT]
     st.apply_action(STRAIGHT)
     assert at(st, B) == (4, 0)  # stuck: (5,0) and (5,1) taken, no lane -1
-    assert st.dec_type == "play" and st.current_player() == 1  # the rest of the movement is lost
+    assert st.dec_type == Dec.PLAY and st.current_player() == 1  # the rest of the movement is lost
     assert at(st, K) == (5, 0) and at(st, G) == (5, 1)
     # the other choice gets it through: (4,1), then (5,2) is its only step (no decision), then on
     st = race(
@@ -65,8 +65,8 @@ def test_DF_R20_manual_steering_an_opponent_into_a_dead_end_is_legal_and_applied
     )
     st.apply_action(B5Y3R1)
     st.apply_action(RIGHT)
-    assert at(st, B) == (5, 2) and st.dec_type == "steer"  # (4,1) -> (5,2) forced, then a fork at row 6
-    while st.dec_type == "steer":
+    assert at(st, B) == (5, 2) and st.dec_type == Dec.STEER  # (4,1) -> (5,2) forced, then a fork at row 6
+    while st.dec_type == Dec.STEER:
         st.apply_action(STRAIGHT if STRAIGHT in legal(st) else legal(st)[0])
     assert at(st, B) == (8, 2)
 
@@ -83,7 +83,7 @@ def test_DF_R20_automatic_steering_drives_into_the_dead_end_itself():
         steering="auto",
     )
     st.apply_action(K5G3O1)
-    assert at(st, K) == (4, 0) and st.dec_type == "play" and st.current_player() == 1
+    assert at(st, K) == (4, 0) and st.dec_type == Dec.PLAY and st.current_player() == 1
     st = race(
         4,
         cars={K: (3, 0), B: (5, 0), Y: (5, 1)},
@@ -94,7 +94,7 @@ def test_DF_R20_automatic_steering_drives_into_the_dead_end_itself():
     )
     st.apply_action(K5G3O1)
     st.apply_action(RIGHT)
-    while st.dec_type == "steer":
+    while st.dec_type == Dec.STEER:
         st.apply_action(STRAIGHT if STRAIGHT in legal(st) else legal(st)[0])
     assert at(st, K)[0] == 8
 
@@ -105,12 +105,12 @@ def test_DF_R20_a_single_legal_step_is_taken_without_a_decision(steering):
     st = race(4, cars={B: (13, 1)}, finished=[Y, RED], owners=OWN, hands={0: [B5Y3R1], 1: [1]}, steering=steering)
     st.apply_action(B5Y3R1)
     if steering == "manual":
-        assert st.dec_type == "steer" and at(st, B) == (15, 1) and legal(st) == [LEFT, STRAIGHT, RIGHT]
+        assert st.dec_type == Dec.STEER and at(st, B) == (15, 1) and legal(st) == [LEFT, STRAIGHT, RIGHT]
         assert st.dec_args[1] == 3  # three of the five spaces still to go
         st.apply_action(STRAIGHT)
         st.apply_action(STRAIGHT)
         st.apply_action(STRAIGHT)
-    assert at(st, B) == (18, 1) and st.dec_type == "play" and st.current_player() == 1
+    assert at(st, B) == (18, 1) and st.dec_type == Dec.PLAY and st.current_player() == 1
     # a fork whose other steps are occupied is no choice either: only (5, 2) is free from (4, 1)
     st = race(
         4,
@@ -121,7 +121,7 @@ def test_DF_R20_a_single_legal_step_is_taken_without_a_decision(steering):
         steering=steering,
     )
     st.apply_action(card("Y5", "R3", "B1"))
-    assert at(st, B) == (5, 2) and st.dec_type == "play" and st.current_player() == 1
+    assert at(st, B) == (5, 2) and st.dec_type == Dec.PLAY and st.current_player() == 1
 
 
 @pytest.mark.parametrize("steering", ["manual", "auto"])
@@ -139,14 +139,14 @@ def test_DF_V5_cunning_holder_steers_own_cars_in_both_modes(steering):
     st.apply_action(K4B4G2)
     if steering == "manual":  # Black (seat 0's own car): seat 0 steers it
         for _ in range(4):
-            assert st.dec_type == "steer" and st.dec_args[0] == K and st.current_player() == 0
+            assert st.dec_type == Dec.STEER and st.dec_args[0] == K and st.current_player() == 0
             st.apply_action(STRAIGHT)
     assert at(st, K) == (7, 0)  # auto: straight on without a decision
     for _ in range(4):  # Blue: its Cunning owner, in both modes
-        assert st.dec_type == "steer" and st.dec_args[0] == B and st.current_player() == 1
+        assert st.dec_type == Dec.STEER and st.dec_args[0] == B and st.current_player() == 1
         st.apply_action(STRAIGHT)
     assert at(st, B) == (7, 2)
-    assert st.dec_type == "play" and st.current_player() == 1
+    assert st.dec_type == Dec.PLAY and st.current_player() == 1
 
 
 @pytest.mark.parametrize("steering", ["manual", "auto"])
@@ -162,7 +162,7 @@ def test_DF_V5_cunning_holder_steers_own_car_on_an_opponents_card_into_the_dead_
         steering=steering,
     )
     st.apply_action(B5Y3R1)
-    assert st.dec_type == "steer" and st.current_player() == 1 and legal(st) == [STRAIGHT, RIGHT]
+    assert st.dec_type == Dec.STEER and st.current_player() == 1 and legal(st) == [STRAIGHT, RIGHT]
     st.apply_action(RIGHT)
     assert at(st, B) == (5, 2)
 
