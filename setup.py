@@ -1,6 +1,7 @@
-"""Maps the top-level folders envs/, training/, integrations/ and checkpoints/ onto boardzoo.envs,
-boardzoo.training, boardzoo.integrations (framework integrations, each behind its own extra) and
-boardzoo.checkpoints (the shipped bots, as package data).
+"""Maps the top-level folders envs/, training/, integrations/, checkpoints/ and web/ onto boardzoo.envs,
+boardzoo.training, boardzoo.integrations (framework integrations, each behind its own extra),
+boardzoo.checkpoints (the shipped bots, as package data) and boardzoo.web (``boardzoo serve``, the
+``web`` extra; its pages are package data).
 
 Everything else lives in pyproject.toml; the package list and the package data are computed here,
 because the subpackages of a mapped folder (every game, every shipped bot) cannot be listed
@@ -9,7 +10,7 @@ statically without repeating each of them.
 
 from setuptools import find_namespace_packages, setup
 
-DATA = ["*.json", "*.md", "**/*.json"]  # game data, RULES.md
+DATA = ["*.json", "*.md", "**/*.json", "*.html", "*.js", "*.css", "*.svg"]  # game data, RULES.md, web pages
 BOT_FILES = ["card.json", "weights.safetensors", "policy.onnx"]  # a shipped bot's folder
 BOT_EXCLUDE = ["eval_*"]  # evaluation records stay in the repository; the card keeps the figures
 
@@ -20,6 +21,7 @@ for folder, name in (
     ("training", "boardzoo.training"),
     ("integrations", "boardzoo.integrations"),
     ("checkpoints", "boardzoo.checkpoints"),
+    ("web", "boardzoo.web"),
 ):
     package_dir[name] = folder
     packages.append(name)

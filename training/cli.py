@@ -1,9 +1,10 @@
-"""The ``boardzoo`` command: train, export, eval, play.
+"""The ``boardzoo`` command: train, export, eval, play, serve.
 
 boardzoo train configs/downforce_v0.yaml [--resume | --force] [--run-dir DIR] [--steps N]
 boardzoo export runs/downforce_v0 [--out checkpoints/downforce_v0] [--eval-games 1000]
 boardzoo eval downforce_v0 --bots neural,mcts,heuristic,random --games 1000
 boardzoo play downforce_v0 --players 4 --seat 0 --vs neural
+boardzoo serve [--host 127.0.0.1] [--port 8000]   (the web extra: play, watch and replay in the browser)
 """
 
 from __future__ import annotations
@@ -101,6 +102,12 @@ def cmd_play(a: argparse.Namespace) -> None:
     play(a.env_id, players=a.players, seat=a.seat, vs=a.vs, seed=a.seed, options=_options(a.options))
 
 
+def cmd_serve(a: argparse.Namespace) -> None:
+    from boardzoo.web.serve import serve
+
+    serve(host=a.host, port=a.port, bot_delay=a.bot_delay, idle_minutes=a.idle_minutes, max_games=a.max_games)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="boardzoo", description="BoardZoo: train, export, evaluate and play bots.")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -159,6 +166,14 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--seed", type=int, default=None)
     pl.add_argument("--options", default=None, help="game options as JSON (default: a neural bot's own)")
     pl.set_defaults(fn=cmd_play)
+
+    sv = sub.add_parser("serve", help="play, watch and replay games in the browser (pip install 'boardzoo[web]')")
+    sv.add_argument("--host", default="127.0.0.1", help="address to listen on (default: this machine only)")
+    sv.add_argument("--port", type=int, default=8000, help="TCP port (0: any free port)")
+    sv.add_argument("--bot-delay", type=float, default=0.6, help="seconds between bot moves")
+    sv.add_argument("--idle-minutes", type=float, default=30.0, help="drop a game nobody looked at for this long")
+    sv.add_argument("--max-games", type=int, default=64, help="games and replays held at once")
+    sv.set_defaults(fn=cmd_serve)
     return p
 
 
