@@ -31,6 +31,8 @@ from .rules import (
 )
 
 SEATS = MAX_PLAYERS  # relative human slots (me first)
+DECKISH = (Phase.CHOOSE, Phase.DRAW, Phase.PICK, Phase.RECRUIT, Phase.REMOVE)
+MATCHISH = (Phase.STARTER, Phase.REVEAL, Phase.TROPHY, Phase.END)
 # a rough worth per unit of each effect (indexed by the rules' OP_* codes), for card_value
 EFFECT_BONUS = (0.0, 1.2, 1.5, 1.0, 1.5, 1.2, 0.8, 1.5, 0.8, 1.0, 1.5)
 
@@ -66,12 +68,88 @@ class ChallengersEncoder(Encoder):
         )  # me first, the bot last (see encode)
         self.piles = L.block("piles", 6)  # pile and discard sizes A/B/C (share of the level)
         self.sets = L.block("sets_in_play", g.num_sets)
+        self.level_weights = [(g.level_types[lv], 1.0 / g.level_total[lv]) for lv in (LV_A, LV_B, LV_C)]
+        self.dynamic = [
+            (self.phase, self.phase + len(Phase)),
+            (self.step, self.step + 4),
+            (self.display, self.display + DISPLAY * T),
+            (self.my_deck, self.my_deck + T),
+            (self.piles, self.piles + 6),
+        ]
         self.action_features = None
         if g.options["action_features"]:
             self.action_features = "action_features"
             self.features = L.block("action_features", g.num_actions, -np.inf, np.inf)
+            self.dynamic.append((self.features, self.features + g.num_actions))
 
     def encode(self, state: ChallengersState, seat: int) -> np.ndarray:
+        """Incremental: the blocks that change only at public events (decks made public, trophies,
+        tokens, the turn, the round) are cached per seat on the state under a key of those events;
+        the rest (phase, own step, display, own deck, piles, action features) is written each call.
+        ``encode_full`` is the plain reference (the tests compare the two)."""
+        ph = state.phase_id
+        trophies = state.trophies
+        key = (
+            state.round,
+            ph in MATCHISH,
+            ph == Phase.END,
+            sum(state.tokens),
+            28 - sum([row.count(-1) for row in trophies]),
+            len(state.finalists),
+            sum(state.in_play),
+            state.bot_drawn,
+        )
+        cache = state.encoder_cache
+        if cache is None:
+            cache = state.encoder_cache = {}
+        ent = cache.get(seat)
+        if ent is None or ent[0] != key:
+            base = self.encode_full(state, seat)
+            for a, b in self.dynamic:
+                base[a:b] = 0
+            base[self.seats + 8 : self.seats + SEATS * self.per : self.per] = 0
+            ent = cache[seat] = (key, base)
+        o = ent[1].copy()
+        self._dynamic(state, seat, o)
+        return o
+
+    def _dynamic(self, state: ChallengersState, seat: int, o: np.ndarray) -> None:
+        g = self.game
+        T = self.T
+        ph = state.phase_id
+        me_deciding = state.current_player() == seat
+        if me_deciding or ph == Phase.END:
+            o[self.phase + int(ph)] = 1
+        elif ph in DECKISH or ph == Phase.FINAL_REMOVE:
+            o[self.phase + int(Phase.DRAW)] = 0.5  # another seat's deck phase: "waiting"
+        else:
+            o[self.phase + int(ph)] = 1  # chance steps of the match phase are public
+        if state.seat == seat and ph in DECKISH:
+            if state.option >= 0:
+                o[self.step + state.option] = 1
+            o[self.step + 2] = state.picks * 0.5
+            o[self.step + 3] = float(state.redraw)
+            if ph in (Phase.DRAW, Phase.PICK, Phase.RECRUIT):
+                for i, t in enumerate(state.display):
+                    if t >= 0:
+                        o[self.display + i * T + t] = 1
+        o[self.my_deck : self.my_deck + T] = np.frombuffer(bytes(state.decks[seat][:T]), np.uint8)
+        o[self.my_deck : self.my_deck + T] *= 0.25
+        pile, disc = state.pile, state.discard
+        sizes = [sum([pile[t] for t in ts]) * w for ts, w in self.level_weights]
+        sizes += [sum([disc[t] for t in ts]) * w for ts, w in self.level_weights]
+        o[self.piles : self.piles + 6] = sizes
+        if ph in DECKISH:  # who has had their deck phase this round (public: the turn)
+            n = state.num_players
+            first = (state.round - 1) % n
+            for k in range(n):
+                if (seat + k - first) % n < state.turn:
+                    o[self.seats + k * self.per + 8] = 1
+        if self.action_features is not None and me_deciding:
+            o[self.features : self.features + g.num_actions] = action_features(state, seat)
+
+    def encode_full(self, state: ChallengersState, seat: int) -> np.ndarray:
+        """The plain reference encoder: every block from the state."""
         g = self.game
         T = self.T
         o = np.zeros(self.size, np.float32)

@@ -668,3 +668,18 @@ def test_env_plays_every_player_count():
             obs, _, term, trunc, _ = env.last()
             env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         assert not env.agents
+
+
+def test_incremental_encoder_matches_the_reference():
+    for opts, n in (({}, 2), ({"action_features": True, "solo_special": True, "bot_level": 5}, 1), ({}, 5)):
+        game = ChallengersGame(**opts)
+        rng = np.random.default_rng(n)
+        for _ in range(2):
+            st = game.new_initial_state(n)
+            while not st.is_terminal():
+                for p in range(n):
+                    np.testing.assert_array_equal(game.encoder.encode(st, p), game.encoder.encode_full(st, p))
+                if st.is_chance_node():
+                    st.apply_action(st.sample_chance(rng))
+                else:
+                    st.apply_action(int(rng.choice(np.flatnonzero(st.legal_mask()))))
