@@ -52,6 +52,7 @@ KNOWN_FILES = (WEIGHTS, ONNX)
 OLD_FILE = "policy.pt"  # format 1 (TorchScript): refused, never opened
 ACTIVATIONS = ("tanh", "relu")
 SKIP_TENSOR = "skip_gain"
+VALUE_PREFIX = "value_layers"  # the critic's tensors: value_layers.{i}.weight / .bias
 
 MAX_CARD_BYTES = 1 << 20
 MAX_FILE_BYTES = {WEIGHTS: 1 << 30, ONNX: 1 << 30}
@@ -133,10 +134,17 @@ def canonical(obj: Any) -> str:
 
 # ---------------------------------------------------------------------- architecture
 def architecture(
-    input_size: int, hidden: list[int], num_actions: int, activation: str, skip_offset: int | None = None
+    input_size: int,
+    hidden: list[int],
+    num_actions: int,
+    activation: str,
+    skip_offset: int | None = None,
+    value_hidden: list[int] | None = None,
 ) -> dict:
     """The card's ``architecture``: an MLP policy ``obs -> hidden (activation) -> ... -> logits``
-    (+ ``skip_gain * obs[offset:offset + num_actions]``), greedy over the legal actions."""
+    (+ ``skip_gain * obs[offset:offset + num_actions]``), greedy over the legal actions; with
+    ``value_hidden``, also the critic trained with it, ``obs -> value_hidden (activation) -> ... -> 1``
+    (the expected final reward of the seat whose observation it is; search bots use it)."""
     arch = {
         "kind": "mlp_policy",
         "input_size": int(input_size),
@@ -144,7 +152,7 @@ def architecture(
         "num_actions": int(num_actions),
         "activation": activation,
         "action_skip": None if skip_offset is None else {"offset": int(skip_offset)},
-        "value_head": None,
+        "value_head": None if value_hidden is None else {"hidden": [int(h) for h in value_hidden]},
         "dtype": "float32",
     }
     arch["tensors"] = tensor_shapes(arch)
@@ -160,6 +168,32 @@ def tensor_shapes(arch: dict) -> dict[str, list[int]]:
         out[f"layers.{i}.bias"] = [b]
     if arch.get("action_skip") is not None:
         out[SKIP_TENSOR] = [arch["num_actions"]]
+    if arch.get("value_head") is not None:
+        vs = [arch["input_size"], *arch["value_head"]["hidden"], 1]
+        for i, (a, b) in enumerate(zip(vs[:-1], vs[1:])):
+            out[f"{VALUE_PREFIX}.{i}.weight"] = [b, a]
+            out[f"{VALUE_PREFIX}.{i}.bias"] = [b]
+    return out
+
+
+def value_to_tensors(vparams: list[np.ndarray]) -> tuple[dict[str, np.ndarray], list[int]]:
+    """``(tensors, hidden sizes)`` of a critic parameter list ``[W1, b1, ..., Wv, bv]`` (Wv is 1 x h)."""
+    if len(vparams) % 2 or not vparams or any(w.ndim != 2 for w in vparams[::2]) or vparams[-2].shape[0] != 1:
+        raise ValueError("value parameters must be [W1, b1, ..., Wv, bv] with a single output")
+    tensors = {}
+    for i in range(len(vparams) // 2):
+        tensors[f"{VALUE_PREFIX}.{i}.weight"] = np.ascontiguousarray(vparams[2 * i], dtype=np.float32)
+        tensors[f"{VALUE_PREFIX}.{i}.bias"] = np.ascontiguousarray(vparams[2 * i + 1], dtype=np.float32)
+    return tensors, [int(w.shape[0]) for w in vparams[:-2:2]]
+
+
+def tensors_to_value_params(arch: dict, tensors: dict[str, np.ndarray]) -> list[np.ndarray] | None:
+    """The critic's parameter list of checked tensors, or None when the bot has no value head."""
+    if arch.get("value_head") is None:
+        return None
+    out = []
+    for i in range(len(arch["value_head"]["hidden"]) + 1):
+        out += [tensors[f"{VALUE_PREFIX}.{i}.weight"], tensors[f"{VALUE_PREFIX}.{i}.bias"]]
     return out
 
 
@@ -340,8 +374,20 @@ def check_card(card: Any, where: str) -> dict:
         off = c.count(skip, "offset", 0, MAX_INPUT, f"{p}action_skip.")
         if off + n_act > shape[0]:
             raise c.fail(f"{p}action_skip.offset", f"{off} + {n_act} actions runs past the observation ({shape[0]})")
-    if c.get(arch, "value_head", p) is not None:
-        raise c.fail(f"{p}value_head", "must be null (bots are policy-only; the value network is not exported)")
+    vh = c.get(arch, "value_head", p)
+    if vh is not None:
+        if not isinstance(vh, dict) or set(vh) != {"hidden"}:
+            raise c.fail(f"{p}value_head", f'must be null or {{"hidden": [sizes]}}, got {_short(vh)}')
+        vhid = vh["hidden"]
+        if (
+            not isinstance(vhid, list)
+            or len(vhid) > MAX_LAYERS
+            or not all(_is_int(h) and 1 <= h <= MAX_WIDTH for h in vhid)
+        ):
+            raise c.fail(
+                f"{p}value_head.hidden",
+                f"must be at most {MAX_LAYERS} integers between 1 and {MAX_WIDTH}, got {_short(vhid)}",
+            )
     if c.typed(arch, "dtype", str, "a string", p) != "float32":
         raise c.fail(f"{p}dtype", f"must be 'float32', got {arch['dtype']!r}")
     want = tensor_shapes(arch)
@@ -449,6 +495,11 @@ class BotData:
     def params(self) -> list[np.ndarray]:
         """The training parameter list (for :class:`.policy.NumpyPolicy`)."""
         return tensors_to_params(self.arch, self.tensors)
+
+    @property
+    def value_params(self) -> list[np.ndarray] | None:
+        """The critic's parameter list (for :class:`.policy.NumpyValue`), or None without a value head."""
+        return tensors_to_value_params(self.arch, self.tensors)
 
 
 def _option_text(k: str, v: Any) -> str:

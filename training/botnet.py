@@ -31,6 +31,10 @@ class BotNet(nn.Module):
         self.skip_offset = -1 if skip is None else int(skip["offset"])
         # a None buffer is not in the state dict: the tensors are exactly the card's
         self.register_buffer("skip_gain", None if skip is None else torch.zeros(arch["num_actions"]))
+        vh = arch.get("value_head")
+        vsizes = [] if vh is None else [arch["input_size"], *vh["hidden"], 1]
+        # the critic (value_layers.{i}): empty when the bot has no value head
+        self.value_layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(vsizes[:-1], vsizes[1:]))
 
     def logits(self, observation) -> torch.Tensor:
         x = torch.as_tensor(observation).to(torch.float32)
@@ -43,6 +47,23 @@ class BotNet(nn.Module):
         if self.skip_gain is not None:
             h = h + self.skip_gain * x[..., self.skip_offset : self.skip_offset + self.num_actions]
         return h
+
+    @property
+    def has_value(self) -> bool:
+        return len(self.value_layers) > 0
+
+    def value(self, observation) -> torch.Tensor:
+        """The critic's estimate of the final reward of the seat whose observation it is
+        (``(N,) -> ()``, ``(B, N) -> (B,)``); only for bots exported with a value head."""
+        if not self.has_value:
+            raise ValueError("this bot has no value head (exported from a run without one)")
+        h = torch.as_tensor(observation).to(torch.float32)
+        last = len(self.value_layers) - 1
+        for i, lin in enumerate(self.value_layers):
+            h = lin(h)
+            if i < last:
+                h = torch.tanh(h) if self.activation == "tanh" else torch.relu(h)
+        return h[..., 0]
 
     def forward(self, observation, action_mask) -> torch.Tensor:
         z = self.logits(observation)

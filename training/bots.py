@@ -7,6 +7,9 @@ A bot spec is one of:
 ``mcts`` / ``mcts:N``       information-set MCTS with N simulations per decision (default 50)
 ``neural``                  the shipped exported bot, ``checkpoints/<env_id>/``
 ``neural:PATH``             an exported bot (its folder, or a file in it)
+``neural+search[:N[:PATH]]`` PUCT search with N simulations (default 100) guided by the shipped (or
+                            PATH's) bot: its policy as prior, its value head as leaf evaluation
+                            (random playouts for a bot exported without one); :mod:`.search`
 
 Every bot follows the one Bot protocol of ``boardzoo.envs.core.bots``; play them through
 ``core.bots.choose`` so state-reading bots see only a ``resample_hidden`` view.
@@ -21,8 +24,9 @@ from boardzoo.envs import ConfigError
 from boardzoo.envs.core.bots import RandomBot
 from boardzoo.envs.core.mcts import MCTSBot
 
-KINDS = ("random", "heuristic", "mcts", "neural")
+KINDS = ("random", "heuristic", "mcts", "neural", "neural+search")
 DEFAULT_MCTS_SIMULATIONS = 50
+DEFAULT_SEARCH_SIMULATIONS = 100
 
 
 def check_spec(spec: str, key: str = "bot") -> None:
@@ -31,15 +35,22 @@ def check_spec(spec: str, key: str = "bot") -> None:
         raise ConfigError(f"{key}: a bot spec must be a non-empty string, got {spec!r}")
     kind, _, arg = spec.partition(":")
     if kind not in KINDS:
-        raise ConfigError(f"{key}: unknown bot {spec!r}; use one of random, heuristic, mcts[:N], neural[:PATH]")
+        raise ConfigError(
+            f"{key}: unknown bot {spec!r}; use one of random, heuristic, mcts[:N], neural[:PATH], "
+            f"neural+search[:N[:PATH]]"
+        )
     if kind == "mcts" and arg:
         if not arg.isdigit() or int(arg) < 1:
             raise ConfigError(f"{key}: {spec!r}: the MCTS budget must be a positive integer")
+    if kind == "neural+search" and arg:
+        n = arg.partition(":")[0]
+        if not n.isdigit() or int(n) < 1:
+            raise ConfigError(f"{key}: {spec!r}: the search budget must be a positive integer (neural+search:N[:PATH])")
     if kind in ("random", "heuristic") and arg:
         raise ConfigError(f"{key}: {spec!r}: {kind} takes no argument")
 
 
-_NEURAL_CACHE: dict[tuple[str, str, str], Any] = {}
+_NEURAL_CACHE: dict[tuple[str, ...], Any] = {}
 
 
 def make_bot(spec: str, game: Any, seat: int, seed: int | None = None) -> Any:
@@ -52,6 +63,17 @@ def make_bot(spec: str, game: Any, seat: int, seed: int | None = None) -> Any:
         return game.heuristic_bot(seat, seed)
     if kind == "mcts":
         return MCTSBot(simulations=int(arg) if arg else DEFAULT_MCTS_SIMULATIONS, seed=seed)
+    if kind == "neural+search":
+        from .botformat import read_bot
+        from .search import search_bot
+
+        n, _, path = arg.partition(":")
+        skey = ("search", game.env_id, path, json.dumps(game.options, sort_keys=True, default=str))
+        if skey not in _NEURAL_CACHE:  # checked once per line-up, not once per game
+            _NEURAL_CACHE[skey] = read_bot(
+                path or game.env_id, env_id=game.env_id, options=game.options, any_options=True
+            )
+        return search_bot(_NEURAL_CACHE[skey], simulations=int(n) if n else DEFAULT_SEARCH_SIMULATIONS, seed=seed)
     from .export import load_bot  # torch only when a neural bot is asked for
 
     # The line-up's options are an explicit choice (the card's, or the user's --options): a bot may play
@@ -70,8 +92,11 @@ def default_options(env_id: str, specs: Any) -> dict:
     from .botformat import read_card, resolve
 
     for spec in specs:
-        if isinstance(spec, str) and spec.partition(":")[0] == "neural":
+        kind = spec.partition(":")[0] if isinstance(spec, str) else None
+        if kind in ("neural", "neural+search"):
             arg = spec.partition(":")[2]
+            if kind == "neural+search":
+                arg = arg.partition(":")[2]
             opts = read_card(resolve(arg or env_id))["options"]
             if opts:
                 return dict(opts)

@@ -32,6 +32,7 @@ from .botformat import (  # noqa: F401  (re-exported: the public names of bot fi
     FORMAT_VERSION,
     OLD_FILE,
     ONNX,
+    VALUE_PREFIX,
     WEIGHTS,
     BotData,
     CheckpointError,
@@ -45,6 +46,7 @@ from .botformat import (  # noqa: F401  (re-exported: the public names of bot fi
     resolve,
     sha256,
     shipped_bot_dir,
+    value_to_tensors,
     write_weights,
 )
 
@@ -149,8 +151,18 @@ def write_onnx(arch: dict, tensors: dict[str, np.ndarray], path: str | Path, doc
 
 
 # ---------------------------------------------------------------------- writing a bot folder
-def write_policy(params: list[np.ndarray], activation: str, card: dict, out: str | Path, onnx: bool = True) -> dict:
+def write_policy(
+    params: list[np.ndarray],
+    activation: str,
+    card: dict,
+    out: str | Path,
+    onnx: bool = True,
+    value: list[np.ndarray] | None = None,
+) -> dict:
     """Write ``weights.safetensors`` (+ ``policy.onnx``) and ``card.json`` into ``out``; returns the card.
+
+    ``value`` (the critic's ``[W1, b1, ..., Wv, bv]``) adds the value head to the weights (search bots
+    use it); ``policy.onnx`` stays the greedy policy.
 
     ``card`` needs ``env_id``, ``version``, ``options``, ``observation_shape``, ``num_actions``;
     the observation layout (from the installed game, unless given), the architecture, the ONNX
@@ -159,7 +171,16 @@ def write_policy(params: list[np.ndarray], activation: str, card: dict, out: str
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     tensors, offset, hidden = params_to_tensors(params)
-    arch = architecture(card["observation_shape"][0], hidden, card["num_actions"], activation, offset)
+    value_hidden = None
+    if value is not None:
+        vt, value_hidden = value_to_tensors(value)
+        if vt[f"{VALUE_PREFIX}.0.weight"].shape[1] != card["observation_shape"][0]:
+            raise ValueError(
+                f"the value weights take {vt[f'{VALUE_PREFIX}.0.weight'].shape[1]} inputs, the card's "
+                f"observation_shape is {card['observation_shape']}"
+            )
+        tensors.update(vt)
+    arch = architecture(card["observation_shape"][0], hidden, card["num_actions"], activation, offset, value_hidden)
     if (
         tensors["layers.0.weight"].shape[1] != arch["input_size"]
         or tensors[f"layers.{len(hidden)}.bias"].shape[0] != arch["num_actions"]
@@ -335,6 +356,11 @@ def export_run(
     pfile = run / ("best_policy.npz" if which == "best" and (run / "best_policy.npz").is_file() else "policy.npz")
     with np.load(pfile, allow_pickle=False) as z:
         params = [z[f"arr_{i}"] for i in range(len(z.files))]
+    vfile = run / pfile.name.replace("policy", "value")  # the critic saved with that policy, if any
+    value = None
+    if vfile.is_file():
+        with np.load(vfile, allow_pickle=False) as z:
+            value = [z[f"arr_{i}"] for i in range(len(z.files))]
     game = make_game(cfg.env_id, **cfg.options)
     out = Path(out) if out else run / "export"
     src_cfg = state.get("config_path") or f"configs/{cfg.env_id}.yaml"
@@ -351,6 +377,8 @@ def export_run(
             "checkpoint": pfile.name,
             "checkpoint_steps": state.get("best_steps" if pfile.name.startswith("best") else "steps"),
             "players": cfg.players(),
+            "reward": cfg.reward,
+            "value_head": value is not None,
             "seed": cfg.seed,
             "config": src_cfg,
         },
@@ -360,7 +388,7 @@ def export_run(
         "strength": {"source": "last training evaluation", "evaluations": state.get("last_eval", {})},
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
-    card = write_policy(params, cfg.net.activation, card, out, onnx=onnx)
+    card = write_policy(params, cfg.net.activation, card, out, onnx=onnx, value=value)
     if eval_games > 0:
         measure_strength(out, eval_games, workers=workers, seed=seed, progress=progress, log=log)
     return out

@@ -38,6 +38,20 @@ def policy_params(sb3_policy: Any) -> list[np.ndarray]:
     return out
 
 
+def value_params(sb3_policy: Any) -> list[np.ndarray]:
+    """Weights of the critic of an SB3 policy: ``[W1, b1, ..., Wv, bv]`` (its value MLP and value head)."""
+
+    def arr(t: Any) -> np.ndarray:
+        return t.detach().cpu().numpy().astype(np.float32).copy()
+
+    extractor = getattr(sb3_policy.mlp_extractor, "inner", sb3_policy.mlp_extractor)
+    out = []
+    for layer in [*extractor.value_net, sb3_policy.value_net]:
+        if hasattr(layer, "weight"):
+            out += [arr(layer.weight), arr(layer.bias)]
+    return out
+
+
 def split_params(params: list[np.ndarray]) -> tuple[list[tuple[np.ndarray, np.ndarray]], tuple[int, np.ndarray] | None]:
     """``([(W, b), ...], (offset, gain) or None)`` from a parameter list (see module docstring)."""
     if len(params) % 2 or not params:
@@ -95,6 +109,31 @@ class NumpyPolicy:
         p = np.exp(z) * legal
         p /= p.sum()
         return int(rng.choice(len(p), p=p))
+
+
+class NumpyValue:
+    """The critic as plain numpy: ``value(obs)`` is the expected final reward of the seat whose
+    observation it is (what PPO's value head learned), for one observation or a batch.
+
+    Args:
+        params: ``[W1, b1, ..., Wv, bv]`` (:func:`value_params`, or a bot's ``value_params``).
+        activation: ``tanh`` or ``relu`` (the hidden layers').
+    """
+
+    def __init__(self, params: list[np.ndarray], activation: str = "tanh"):
+        if len(params) % 2 or not params:
+            raise ValueError("value parameters must be [W1, b1, ..., Wv, bv]")
+        self.layers = [(np.ascontiguousarray(params[i].T), params[i + 1]) for i in range(0, len(params), 2)]
+        self.activation = activation
+
+    def value(self, obs: np.ndarray) -> np.ndarray:
+        h: np.ndarray = np.asarray(obs, dtype=np.float32)
+        last = len(self.layers) - 1
+        for i, (w, b) in enumerate(self.layers):
+            h = h @ w + b
+            if i < last:
+                h = np.tanh(h) if self.activation == "tanh" else np.maximum(h, 0)
+        return h[..., 0]
 
 
 class PolicyBot:

@@ -11,7 +11,8 @@ RLlib) owns only its model and its sampling loop; it calls into these pieces in 
 5. :func:`progress_bar` shows the progress.
 
 A run folder holds ``config.yaml`` (resolved), ``log.csv``, ``curve.png``, ``policy.npz`` /
-``best_policy.npz`` (actor weights, plain arrays), ``pool.npz`` (snapshots), ``state.json`` (steps,
+``best_policy.npz`` (actor weights, plain arrays), ``value.npz`` / ``best_value.npz`` (the critic at
+the same points, when the backend exports it), ``pool.npz`` (snapshots), ``state.json`` (steps,
 wall time, games, last evaluation) and the backend's own checkpoint (``model.zip`` or ``rllib/``).
 """
 
@@ -114,7 +115,7 @@ class RunFolder:
     ``state.json`` holds a run, which only ``resume`` (continue) or ``force`` (start over) may touch.
     """
 
-    FRESH = ("log.csv", "best_policy.npz", "pool.npz", "policy.npz", "state.json")
+    FRESH = ("log.csv", "best_policy.npz", "pool.npz", "policy.npz", "value.npz", "best_value.npz", "state.json")
 
     def __init__(
         self,
@@ -277,10 +278,11 @@ def plot_curve(run_dir: Path, rows: list[dict], opponents: list[str], even: floa
 class Ledger:
     """Evaluation rounds and checkpoints of a run (``log.csv``, ``curve.png``, ``state.json``).
 
-    ``checkpoint(steps, games, recent, params, save_model)`` evaluates ``params`` (greedy) against
-    every ``eval.opponents`` bot, appends the row, keeps the best parameters (highest mean lower
-    bound), writes ``policy.npz`` and ``pool.npz``, calls ``save_model()`` (the backend's
-    checkpoint) and then ``state.json``, so an interrupted run resumes from the last row.
+    ``checkpoint(steps, games, recent, params, snaps, save_model, value)`` evaluates ``params``
+    (greedy) against every ``eval.opponents`` bot, appends the row, keeps the best parameters (highest
+    mean lower bound; the critic ``value`` beside them), writes ``policy.npz`` and ``pool.npz``, calls
+    ``save_model()`` (the backend's checkpoint) and then ``state.json``, so an interrupted run resumes
+    from the last row.
     """
 
     def __init__(self, cfg: TrainConfig, folder: RunFolder, seeds: RunSeeds, title: str):
@@ -300,6 +302,7 @@ class Ledger:
         params: list[np.ndarray],
         snaps: list[list[np.ndarray]],
         save_model: Callable[[], None],
+        value: list[np.ndarray] | None = None,
     ) -> dict:
         cfg, state = self.cfg, self.folder.state
         row = {
@@ -324,9 +327,13 @@ class Ledger:
             if score > state.get("best_score", -1.0):
                 state["best_score"], state["best_steps"] = score, int(steps)
                 self.folder.save_params("best_policy.npz", params)
+                if value is not None:
+                    self.folder.save_params("best_value.npz", value)
             msg = ", ".join(f"vs {o} {e['win_rate']:.3f} [{e['lo']:.3f}, {e['hi']:.3f}]" for o, e in evals.items())
             self.write(f"step {steps}: {msg} (even share {self.even:.3f})")
         self.folder.save_params("policy.npz", params)
+        if value is not None:
+            self.folder.save_params("value.npz", value)
         self.folder.save_pool(snaps)
         save_model()
         state.update(

@@ -29,7 +29,7 @@ from boardzoo.envs.core.game import CHANCE
 
 from .config import TrainConfig
 from .gym_env import OpponentPool, SelfPlayEnv
-from .policy import policy_params
+from .policy import policy_params, value_params
 from .run import EvalCadence, League, Ledger, RunFolder, RunSeeds, progress_bar, stage_weights
 
 
@@ -261,6 +261,7 @@ class LeagueCallback(BaseCallback):
             self._params(),
             self.league.snaps,
             lambda: self.model.save(self.folder.path(MODEL)),
+            value=value_params(self.model.policy),
         )
 
     def _on_training_end(self) -> None:

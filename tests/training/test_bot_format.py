@@ -275,7 +275,9 @@ def _mutations():
         ),
         ("hidden a string", setk("architecture/hidden", "4"), "'architecture.hidden'"),
         ("activation unknown", setk("architecture/activation", "gelu"), "'architecture.activation'"),
-        ("value head", setk("architecture/value_head", {"hidden": [4]}), "'architecture.value_head'"),
+        ("value head", setk("architecture/value_head", {"size": 4}), "'architecture.value_head'"),
+        ("value head sizes", setk("architecture/value_head", {"hidden": [0]}), "'architecture.value_head.hidden'"),
+        ("value head tensors", setk("architecture/value_head", {"hidden": [4]}), "'architecture.tensors.value_layers"),
         ("huge network", setk("architecture/hidden", [65536] * 16), "'architecture.hidden'"),
         (
             "tensor shape",

@@ -1,0 +1,138 @@
+"""The network-guided search bot (``neural+search``) and the value head in exported bots (issue 19)."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from boardzoo.envs import make_game, names
+from boardzoo.envs.core.bots import choose
+from boardzoo.envs.core.game import CHANCE
+from boardzoo.training.policy import NumpyPolicy, NumpyValue
+from boardzoo.training.search import SearchBot
+
+
+def _random_net(game, rng, hidden=16, value=True):
+    n, a = game.observation_size, game.num_actions
+    pol = NumpyPolicy(
+        [
+            rng.normal(0, 0.1, (hidden, n)).astype(np.float32),
+            np.zeros(hidden, np.float32),
+            rng.normal(0, 0.1, (a, hidden)).astype(np.float32),
+            np.zeros(a, np.float32),
+        ]
+    )
+    val = NumpyValue(
+        [
+            rng.normal(0, 0.1, (hidden, n)).astype(np.float32),
+            np.zeros(hidden, np.float32),
+            rng.normal(0, 0.1, (1, hidden)).astype(np.float32),
+            np.zeros(1, np.float32),
+        ]
+    )
+    return pol, (val if value else None)
+
+
+@pytest.mark.parametrize("env_id", names())
+def test_search_never_chooses_a_masked_action(env_id):
+    game = make_game(env_id)
+    rng = np.random.default_rng(1)
+    pol, val = _random_net(game, rng)
+    bots = [SearchBot(pol, val, simulations=6, seed=2), SearchBot(pol, None, simulations=3, rollout_steps=20, seed=3)]
+    st = game.new_initial_state(type(game).default_players)
+    decisions = 0
+    while not st.is_terminal() and decisions < 12:
+        p = st.current_player()
+        if p == CHANCE:
+            st.apply_action(st.sample_chance(rng))
+            continue
+        mask = st.legal_mask()
+        if decisions % 3 == 0:  # searched decisions, the rest random (reach later phases quickly)
+            a = choose(bots[decisions % 2], st, p, rng)
+            assert mask[a], f"{env_id}: the search bot chose masked action {a}"
+        else:
+            a = int(rng.choice(np.flatnonzero(mask)))
+        st.apply_action(a)
+        decisions += 1
+
+
+def _nim(tiny_games, pile):
+    game = make_game("tinynim_v0")
+    return game, game.state_from_dict({"n": 2, "pile": pile, "turn": 0, "cards": [0, 1], "last": -1})
+
+
+def _uniform(game):
+    n, a = game.observation_size, game.num_actions
+    pol = NumpyPolicy([np.zeros((a, n), np.float32), np.zeros(a, np.float32)])  # uniform prior
+    val = NumpyValue([np.zeros((1, n), np.float32), np.zeros(1, np.float32)])  # knows nothing
+    return pol, val
+
+
+@pytest.mark.parametrize("pile,best", [(5, 0), (6, 1), (7, 2), (9, 0)])
+def test_search_finds_the_winning_move(tiny_games, pile, best):
+    """Nim, take 1-3, last stone wins: leave a multiple of 4. A search that knows nothing but the
+    rules (uniform prior, zero value) finds it from the game's end."""
+    game, st = _nim(tiny_games, pile)
+    bot = SearchBot(*_uniform(game), simulations=400, seed=0)
+    assert bot.act_state(st, 0) == best
+    assert bot.last_simulations == 400
+
+
+def test_search_respects_its_budget(tiny_games):
+    game, st = _nim(tiny_games, 15)
+    bot = SearchBot(*_uniform(game), simulations=37, seed=0)
+    bot.act_state(st, 0)
+    assert bot.last_simulations == 37
+    capped = SearchBot(*_uniform(game), simulations=10**9, seconds=0.05, seed=0)
+    t = time.perf_counter()
+    capped.act_state(st, 0)
+    assert time.perf_counter() - t < 1.0 and 1 <= capped.last_simulations < 10**9
+    with pytest.raises(ValueError):
+        SearchBot(*_uniform(game), simulations=0)
+
+
+def test_value_head_matches_the_training_critic(tiny_run, tmp_path):
+    """The exported value head computes what the run's SB3 critic computes (numpy and torch)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from boardzoo.training.botformat import read_bot
+    from boardzoo.training.botnet import build
+    from boardzoo.training.export import export_run
+
+    out = export_run(tiny_run, tmp_path / "bot", which="last", progress=False, log=lambda s: None)
+    bot = read_bot(out)
+    assert bot.arch["value_head"] == {"hidden": [32, 32]} and bot.card["training"]["value_head"] is True
+    model = MaskablePPO.load(tiny_run / "model.zip", device="cpu")
+    game = make_game("tinynim_v0")
+    rng = np.random.default_rng(0)
+    obs = []
+    for _ in range(20):
+        st = game.new_initial_state(2)
+        while st.current_player() == CHANCE:
+            st.apply_action(st.sample_chance(rng))
+        obs.append(st.observation(0))
+    obs = np.stack(obs)
+    with torch.no_grad():
+        want = model.policy.predict_values(torch.from_numpy(obs)).numpy()[:, 0]
+    np.testing.assert_allclose(NumpyValue(bot.value_params).value(obs), want, rtol=1e-5, atol=1e-5)
+    with torch.no_grad():
+        got = build(bot.arch, bot.tensors).value(torch.from_numpy(obs)).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_neural_search_bot_spec(tiny_run, tmp_path):
+    from boardzoo.envs import ConfigError
+    from boardzoo.training.bots import check_spec, make_bot
+    from boardzoo.training.export import export_run
+
+    out = export_run(tiny_run, tmp_path / "bot", progress=False, log=lambda s: None)
+    game, st = _nim(None, 5)
+    bot = make_bot(f"neural+search:50:{out}", game, 0, seed=1)
+    assert isinstance(bot, SearchBot) and bot.simulations == 50 and bot.value_net is not None
+    assert st.legal_mask()[choose(bot, st, 0, np.random.default_rng(0))]
+    for bad in ("neural+search:0", "neural+search:x", "neural+search:-3"):
+        with pytest.raises(ConfigError, match="search budget"):
+            check_spec(bad)

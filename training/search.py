@@ -1,0 +1,204 @@
+"""A search bot guided by a trained network: PUCT over the rules API (``neural+search[:N]``).
+
+AlphaZero-style search (Silver et al. 2018) made to work for every BoardZoo game through the
+``Game``/``State`` API only, with the hidden-information treatment of the IS-MCTS bot
+(:mod:`boardzoo.envs.core.mcts`):
+
+* each simulation re-deals what the searching seat cannot know (``State.resample_hidden``) and walks
+  one tree shared by all determinizations, keyed by actions (open loop); chance nodes are sampled,
+  never branched on;
+* at a decision node of seat ``p`` the candidates are the actions legal in this determinization;
+  each is scored ``Q + c * P * sqrt(N) / (1 + n)`` where ``P`` is the policy's masked softmax over
+  the legal actions of ``p``'s observation (computed when the node is first reached) and ``Q`` the
+  mean value for ``p`` of the child (unvisited children count ``fpu``, first-play urgency);
+* a new leaf is evaluated by the value head for every seat (each seat's own observation: the
+  critic's estimate of that seat's final reward) or, for a bot without a value head, by a random
+  playout as in IS-MCTS; a finished game by ``returns()`` (or ``score_returns()`` for a bot trained
+  on scores); values are backed up per seat (max^n), so any number of players works;
+* the chosen action is the most visited legal root action.
+
+The budget is ``simulations`` per decision, optionally capped by ``seconds``; the bot never
+returns a masked action. Call it through ``boardzoo.envs.core.bots.choose`` (which hands it a
+state that hides the other seats' secrets) or ``act_state(state, seat)``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from boardzoo.envs.core.game import CHANCE, TERMINAL, State
+
+from .policy import NEG, NumpyPolicy, NumpyValue
+
+
+class _Node:
+    __slots__ = ("children", "prior", "visits", "value")
+
+    def __init__(self) -> None:
+        self.children: dict[int, _Node] = {}
+        self.prior: np.ndarray | None = None  # the mover's masked softmax over all actions
+        self.visits = 0
+        self.value = 0.0  # sum of the values for the seat that moved into this node
+
+
+class SearchBot:
+    """PUCT search with a policy prior and a value (see the module docstring).
+
+    Args:
+        policy: the network's policy (:class:`.policy.NumpyPolicy`).
+        value: its critic (:class:`.policy.NumpyValue`), or None for random-playout leaves.
+        simulations: simulations per decision.
+        seconds: optional wall-clock cap per decision (at least one simulation runs).
+        c_puct: exploration constant.
+        fpu: value of an unvisited child for the seat to move there.
+        reward: ``win`` (``returns()``) or ``score`` (``score_returns()``): what the value learned.
+        rollout_steps: decisions per random playout (bots without a value head).
+        seed: the bot's own random generator.
+    """
+
+    needs_state = True
+
+    def __init__(
+        self,
+        policy: NumpyPolicy,
+        value: NumpyValue | None = None,
+        simulations: int = 100,
+        seconds: float | None = None,
+        c_puct: float = 1.5,
+        fpu: float = 0.0,
+        reward: str = "win",
+        rollout_steps: int = 400,
+        seed: int | None = None,
+        name: str = "neural+search",
+    ):
+        if simulations < 1:
+            raise ValueError("SearchBot: simulations must be >= 1")
+        if reward not in ("win", "score"):
+            raise ValueError("SearchBot: reward must be win or score")
+        self.policy, self.value_net = policy, value
+        self.simulations = int(simulations)
+        self.seconds = seconds
+        self.c = float(c_puct)
+        self.fpu = float(fpu)
+        self.reward = reward
+        self.rollout_steps = int(rollout_steps)
+        self.rng = np.random.default_rng(seed)
+        self.name = name
+        self.last_simulations = 0  # simulations run for the last decision
+
+    def reset(self) -> None:
+        pass
+
+    def act(self, observation: dict) -> int:
+        raise TypeError(
+            "SearchBot needs the rules state: call act_state(state, seat) or boardzoo.envs.core.bots.choose"
+        )
+
+    # ------------------------------------------------------------------ the search
+    def act_state(self, state: State, seat: int) -> int:
+        legal = np.flatnonzero(state.legal_mask())
+        if len(legal) == 0:
+            raise ValueError("SearchBot: no legal action in this state")
+        if len(legal) == 1:
+            self.last_simulations = 0
+            return int(legal[0])
+        root = _Node()
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        k = 0
+        while k < self.simulations:
+            self._simulate(root, state.resample_hidden(seat, self.rng))
+            k += 1
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        self.last_simulations = k
+        best, best_key = int(legal[0]), None
+        for a in legal.tolist():
+            ch = root.children.get(a)
+            key = (ch.visits, ch.value / ch.visits) if ch is not None and ch.visits else (0, -math.inf)
+            if best_key is None or key > best_key:
+                best, best_key = a, key
+        return best
+
+    def _prior(self, s: State, p: int) -> np.ndarray:
+        z = self.policy.logits(s.observation(p))
+        z = np.where(s.legal_mask() > 0, z, NEG)
+        z = np.exp(z - z.max())
+        return z / z.sum()
+
+    def _simulate(self, root: _Node, s: State) -> None:
+        node = root
+        path: list[tuple[_Node, int]] = []
+        while True:
+            p = s.current_player()
+            if p == TERMINAL:
+                values = self._final(s)
+                break
+            if p == CHANCE:
+                s.apply_action(s.sample_chance(self.rng))
+                continue
+            if node.prior is None:  # a new leaf: expand it, evaluate, back up
+                node.prior = self._prior(s, p)
+                values = self._evaluate(s)
+                break
+            legal = np.flatnonzero(s.legal_mask())
+            prior = node.prior[legal]
+            total = prior.sum()
+            prior = prior / total if total > 0 else np.full(len(legal), 1.0 / len(legal))
+            sq = math.sqrt(max(node.visits, 1))
+            best_a, best_u = int(legal[0]), -math.inf
+            for a, pr in zip(legal.tolist(), prior.tolist()):
+                ch = node.children.get(a)
+                if ch is None or ch.visits == 0:
+                    u = self.fpu + self.c * pr * sq
+                else:
+                    u = ch.value / ch.visits + self.c * pr * sq / (1 + ch.visits)
+                if u > best_u:
+                    best_a, best_u = a, u
+            child = node.children.get(best_a)
+            if child is None:
+                child = node.children[best_a] = _Node()
+            s.apply_action(best_a)
+            path.append((child, p))
+            node = child
+        root.visits += 1
+        for nd, p in path:
+            nd.visits += 1
+            nd.value += values[p]
+
+    def _final(self, s: State) -> list[float]:
+        r = s.score_returns() if self.reward == "score" else s.returns()
+        return [float(v) for v in r]
+
+    def _evaluate(self, s: State) -> list[float]:
+        n = s.num_players
+        if self.value_net is not None:
+            obs = np.stack([s.observation(q) for q in range(n)])
+            return [float(v) for v in np.clip(self.value_net.value(obs), -1.0, 1.0)]
+        steps = 0
+        while steps < self.rollout_steps:  # no value head: a random playout, as IS-MCTS
+            p = s.current_player()
+            if p == TERMINAL:
+                return self._final(s)
+            if p == CHANCE:
+                s.apply_action(s.sample_chance(self.rng))
+                continue
+            legal = np.flatnonzero(s.legal_mask())
+            s.apply_action(int(legal[self.rng.integers(len(legal))]))
+            steps += 1
+        try:
+            return self._final(s)
+        except Exception:  # an unfinished game that cannot name its leader
+            return [0.0] * n
+
+
+def search_bot(bot: Any, simulations: int = 100, seed: int | None = None, **kwargs: Any) -> SearchBot:
+    """A :class:`SearchBot` around a checked bot (:class:`.botformat.BotData`): its policy as the
+    prior, its value head (if exported with one) as the leaf evaluation, its training reward."""
+    act = bot.arch["activation"]
+    value = NumpyValue(bot.value_params, act) if bot.value_params is not None else None
+    reward = kwargs.pop("reward", None) or (bot.card.get("training") or {}).get("reward", "win")
+    return SearchBot(NumpyPolicy(bot.params, act), value, simulations=simulations, seed=seed, reward=reward, **kwargs)
