@@ -11,6 +11,9 @@ actions), which a policy may add to its logits.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from operator import itemgetter
+
 import numpy as np
 
 from ..core.encoder import Encoder, Layout
@@ -31,10 +34,25 @@ from .rules import (
 )
 
 SEATS = MAX_PLAYERS  # relative human slots (me first)
-DECKISH = (Phase.CHOOSE, Phase.DRAW, Phase.PICK, Phase.RECRUIT, Phase.REMOVE)
-MATCHISH = (Phase.STARTER, Phase.REVEAL, Phase.TROPHY, Phase.END)
+DECKISH = frozenset((Phase.CHOOSE, Phase.DRAW, Phase.PICK, Phase.RECRUIT, Phase.REMOVE))
+MATCHISH = frozenset((Phase.STARTER, Phase.REVEAL, Phase.TROPHY, Phase.END))
+P_END, P_DRAW, P_FINAL_REMOVE = Phase.END, Phase.DRAW, Phase.FINAL_REMOVE
+QUARTERS = np.arange(256, dtype=np.float32) * np.float32(0.25)  # copies (< 256) x 0.25
+SHOWING = frozenset((Phase.DRAW, Phase.PICK, Phase.RECRUIT))
 # a rough worth per unit of each effect (indexed by the rules' OP_* codes), for card_value
 EFFECT_BONUS = (0.0, 1.2, 1.5, 1.0, 1.5, 1.2, 0.8, 1.5, 0.8, 1.0, 1.5)
+
+
+def _getter(ts: tuple[int, ...]) -> Callable[[list[int]], tuple[int, ...]]:
+    """``xs -> (xs[t] for t in ts)`` as a tuple, quickly (itemgetter, which gives a bare item for one)."""
+    if len(ts) == 1:
+        one = ts[0]
+
+        def single(xs: list[int]) -> tuple[int, ...]:
+            return (xs[one],)
+
+        return single
+    return itemgetter(*ts)
 
 
 def card_value(game: ChallengersGame, t: int, rnd: int) -> float:
@@ -68,7 +86,7 @@ class ChallengersEncoder(Encoder):
         )  # me first, the bot last (see encode)
         self.piles = L.block("piles", 6)  # pile and discard sizes A/B/C (share of the level)
         self.sets = L.block("sets_in_play", g.num_sets)
-        self.level_weights = [(g.level_types[lv], 1.0 / g.level_total[lv]) for lv in (LV_A, LV_B, LV_C)]
+        self.level_weights = [(_getter(g.level_types[lv]), 1.0 / g.level_total[lv]) for lv in (LV_A, LV_B, LV_C)]
         self.dynamic = [
             (self.phase, self.phase + len(Phase)),
             (self.step, self.step + 4),
@@ -104,11 +122,12 @@ class ChallengersEncoder(Encoder):
             cache = state.encoder_cache = {}
         ent = cache.get(seat)
         if ent is None or ent[0] != key:
-            base = self.encode_full(state, seat)
+            base = self._full(state, seat)
             for a, b in self.dynamic:
-                base[a:b] = 0
-            base[self.seats + 8 : self.seats + SEATS * self.per : self.per] = 0
-            ent = cache[seat] = (key, base)
+                base[a:b] = [0.0] * (b - a)
+            for k in range(SEATS):
+                base[self.seats + k * self.per + 8] = 0.0
+            ent = cache[seat] = (key, np.array(base, np.float32))
         o = ent[1].copy()
         self._dynamic(state, seat, o)
         return o
@@ -118,10 +137,10 @@ class ChallengersEncoder(Encoder):
         T = self.T
         ph = state.phase_id
         me_deciding = state.current_player() == seat
-        if me_deciding or ph == Phase.END:
+        if me_deciding or ph == P_END:
             o[self.phase + int(ph)] = 1
-        elif ph in DECKISH or ph == Phase.FINAL_REMOVE:
-            o[self.phase + int(Phase.DRAW)] = 0.5  # another seat's deck phase: "waiting"
+        elif ph in DECKISH or ph == P_FINAL_REMOVE:
+            o[self.phase + int(P_DRAW)] = 0.5  # another seat's deck phase: "waiting"
         else:
             o[self.phase + int(ph)] = 1  # chance steps of the match phase are public
         if state.seat == seat and ph in DECKISH:
@@ -129,15 +148,14 @@ class ChallengersEncoder(Encoder):
                 o[self.step + state.option] = 1
             o[self.step + 2] = state.picks * 0.5
             o[self.step + 3] = float(state.redraw)
-            if ph in (Phase.DRAW, Phase.PICK, Phase.RECRUIT):
+            if ph in SHOWING:
                 for i, t in enumerate(state.display):
                     if t >= 0:
                         o[self.display + i * T + t] = 1
-        o[self.my_deck : self.my_deck + T] = np.frombuffer(bytes(state.decks[seat][:T]), np.uint8)
-        o[self.my_deck : self.my_deck + T] *= 0.25
+        o[self.my_deck : self.my_deck + T] = QUARTERS[np.frombuffer(bytes(state.decks[seat][:T]), np.uint8)]
         pile, disc = state.pile, state.discard
-        sizes = [sum([pile[t] for t in ts]) * w for ts, w in self.level_weights]
-        sizes += [sum([disc[t] for t in ts]) * w for ts, w in self.level_weights]
+        sizes = [sum(get(pile)) * w for get, w in self.level_weights]
+        sizes += [sum(get(disc)) * w for get, w in self.level_weights]
         o[self.piles : self.piles + 6] = sizes
         if ph in DECKISH:  # who has had their deck phase this round (public: the turn)
             n = state.num_players
@@ -150,9 +168,14 @@ class ChallengersEncoder(Encoder):
 
     def encode_full(self, state: ChallengersState, seat: int) -> np.ndarray:
         """The plain reference encoder: every block from the state."""
+        return np.array(self._full(state, seat), np.float32)
+
+    def _full(self, state: ChallengersState, seat: int) -> list[float]:
+        """Every block, as a Python list (one conversion to float32 at the end is cheaper than many
+        small numpy writes)."""
         g = self.game
         T = self.T
-        o = np.zeros(self.size, np.float32)
+        o = [0.0] * self.size
         n = state.num_players
         ph = state.phase_id
         me_deciding = state.current_player() == seat
@@ -184,12 +207,10 @@ class ChallengersEncoder(Encoder):
         for k in range(n):
             pub += state.public[(seat + k) % n]
         end = self.public + n * T
-        o[self.my_deck : end] = np.frombuffer(bytes(pub), np.uint8)
-        o[self.my_deck : end] *= 0.25
+        o[self.my_deck : end] = [c * 0.25 for c in pub]
         bot = state.bot
         if bot >= 0:
-            o[self.bot : self.bot + self.TA] = np.frombuffer(bytes(state.decks[bot]), np.uint8)
-            o[self.bot : self.bot + self.TA] *= 0.25
+            o[self.bot : self.bot + self.TA] = [c * 0.25 for c in state.decks[bot]]
             pw = g.power[state.round]
             o[self.bot + self.TA : self.bot + self.TA + 5] = [pw[t] * 0.1 for t in (*g.bot_types, g.ace_type)]
         visible = state.trophies_visible(seat)
@@ -242,14 +263,14 @@ class ChallengersEncoder(Encoder):
         o[self.seats : self.seats + len(blk)] = blk
         pile, disc = state.pile, state.discard
         for i, lv in enumerate((LV_A, LV_B, LV_C)):
-            lt = g.level_total[lv]
+            scale = 1.0 / g.level_total[lv]
             ts = g.level_types[lv]
-            o[self.piles + i] = sum([pile[t] for t in ts]) / lt
-            o[self.piles + 3 + i] = sum([disc[t] for t in ts]) / lt
+            o[self.piles + i] = sum([pile[t] for t in ts]) * scale
+            o[self.piles + 3 + i] = sum([disc[t] for t in ts]) * scale
         for i, on in enumerate(state.in_play):
             o[self.sets + i] = float(on)
         if self.action_features is not None and me_deciding:
-            o[self.features : self.features + g.num_actions] = action_features(state, seat)
+            o[self.features : self.features + g.num_actions] = action_features(state, seat).tolist()
         return o
 
 

@@ -101,7 +101,23 @@ class Phase(IntEnum):
     END = 12
 
 
-DECISIONS = (Phase.CHOOSE, Phase.PICK, Phase.REMOVE, Phase.FINAL_REMOVE)
+# the phases as module globals (a class attribute lookup per test costs on the hot path)
+(
+    P_SETUP_SETS,
+    P_BOT_SETUP,
+    P_CHOOSE,
+    P_DRAW,
+    P_PICK,
+    P_RECRUIT,
+    P_REMOVE,
+    P_STARTER,
+    P_REVEAL,
+    P_TROPHY,
+    P_FINAL_TIE,
+    P_FINAL_REMOVE,
+    P_END,
+) = tuple(Phase)
+DECISIONS = frozenset((P_CHOOSE, P_PICK, P_REMOVE, P_FINAL_REMOVE))
 # event codes of the match log (render only)
 EV_REVEAL, EV_CAPTURE, EV_LOSE_DECK, EV_LOSE_BENCH, EV_START = range(5)
 
@@ -140,10 +156,9 @@ class ChallengersGame(Game):
         "action_features": Option(False, "append one 1-ply feature per action (for learned bots)"),
     }
     score_scale: ClassVar[float] = 1.0 / 20
-    conformance_options: ClassVar[list[dict]] = [
-        {},
-        {"themed_sets_in_play": 2, "bot_level": 5, "solo_special": True, "pairing": "fixed", "action_features": True},
-    ]
+    # the registry-wide suite runs 8 player counts per option set: the default set only (the variant
+    # set is played with invariants, leak and JSON checks in tests/challengers/test_variants_play.py)
+    conformance_options: ClassVar[list[dict]] = [{}]
 
     def check_options(self) -> None:
         if self.options["themed_sets_in_play"] < 1:
@@ -203,6 +218,21 @@ class ChallengersGame(Game):
         self.a_done = A_REMOVE + T
         self.num_actions = A_REMOVE + T + 1
         self.max_deck = sum(self.count[:T]) + 4 * 2 + len(self.ace_rounds) + 8
+        self.starter_types = tuple(t for t in range(T) if self.level[t] == LV_S)
+        pool_types = [t for t in range(T) if self.level[t] != LV_S]
+        self.pool_items = lambda xs: [xs[t] for t in pool_types]
+        self._totals: dict[tuple[bool, ...], list[int]] = {}
+
+    def expected_totals(self, in_play: tuple[bool, ...]) -> list[int]:
+        """Copies of each pool type in the game for a choice of sets (starters: what the decks hold
+        is checked apart); cached per choice."""
+        got = self._totals.get(in_play)
+        if got is None:
+            got = self._totals[in_play] = [
+                c if self.level[t] != LV_S and in_play[self.set_of[t]] else 0
+                for t, c in enumerate(self.count[: self.num_types])
+            ]
+        return got
 
     def new_initial_state(self, num_players: int) -> ChallengersState:
         self.check_players(num_players)
@@ -291,7 +321,7 @@ class ChallengersState(State):
         self.bot = n if n % 2 else -1  # participant index of the bot (spec 2.3), -1 when none
         self.P = P = n + (n % 2)
         T, TA = game.num_types, game.all_types
-        self.phase_id = Phase.SETUP_SETS
+        self.phase_id = P_SETUP_SETS
         self.round = 1
         self.turn = 0
         self.seat = 0
@@ -332,7 +362,7 @@ class ChallengersState(State):
         ph = self.phase_id
         if ph in DECISIONS:
             return self.seat
-        if ph == Phase.END:
+        if ph == P_END:
             return TERMINAL
         return CHANCE
 
@@ -349,7 +379,7 @@ class ChallengersState(State):
     def _after_sets(self) -> None:
         """Setup 1: remove surplus themed sets at random; then the bot's extra cards; then round 1."""
         if len(self._themed_in_play()) > self.game.options["themed_sets_in_play"]:
-            self.phase_id = Phase.SETUP_SETS
+            self.phase_id = P_SETUP_SETS
             return
         self._bot_setup()
 
@@ -358,7 +388,7 @@ class ChallengersState(State):
         while self.bot >= 0 and self.bot_drawn < len(g.bot_extra):
             lv = g.bot_extra[self.bot_drawn]
             if self._ready_pile(lv):
-                self.phase_id = Phase.BOT_SETUP
+                self.phase_id = P_BOT_SETUP
                 return
             self.bot_drawn += 1  # an empty pile and discard: nothing to draw
         self._begin_round()
@@ -398,7 +428,7 @@ class ChallengersState(State):
         self.picks = 0
         self.redraw = False
         if len(self.game.draft_options(self.round)) == 2:
-            self.phase_id = Phase.CHOOSE  # CH-R2
+            self.phase_id = P_CHOOSE  # CH-R2
         else:
             self._start_draw(0)
 
@@ -417,7 +447,7 @@ class ChallengersState(State):
         if self.fill and not self._ready_pile(lv):
             self.fill = []  # CH-R3: still short, fewer cards are drawn
         if self.fill:
-            self.phase_id = Phase.DRAW
+            self.phase_id = P_DRAW
         else:
             self._after_pick()
 
@@ -426,7 +456,7 @@ class ChallengersState(State):
         if self.picks == 0:
             self._end_picking()
         else:
-            self.phase_id = Phase.PICK
+            self.phase_id = P_PICK
 
     def _end_picking(self) -> None:
         """CH-R6: unpicked display cards go to that level's discard; then removals (CH-R8)."""
@@ -435,7 +465,7 @@ class ChallengersState(State):
             if t >= 0:
                 d[t] += 1
                 self.display[i] = -1
-        self.phase_id = Phase.REMOVE
+        self.phase_id = P_REMOVE
 
     def _next_deck_phase(self) -> None:
         self.turn += 1
@@ -450,9 +480,9 @@ class ChallengersState(State):
     # ------------------------------------------------------------------ chance
     def _draw_level(self) -> int:
         ph = self.phase_id
-        if ph == Phase.DRAW:
+        if ph == P_DRAW:
             return self._draft()[0]
-        if ph == Phase.RECRUIT:
+        if ph == P_RECRUIT:
             return LV_A
         return self.game.bot_extra[self.bot_drawn]  # BOT_SETUP
 
@@ -461,31 +491,31 @@ class ChallengersState(State):
 
     def chance_outcomes(self) -> list[tuple[Any, float]]:
         ph = self.phase_id
-        if ph in (Phase.DRAW, Phase.RECRUIT, Phase.BOT_SETUP):
+        if ph in (P_DRAW, P_RECRUIT, P_BOT_SETUP):
             p = self.pile
             ts = [t for t in self.game.level_types[self._draw_level()] if p[t]]
             tot = sum(p[t] for t in ts)
             return [(t, p[t] / tot) for t in ts]
-        if ph == Phase.REVEAL:
+        if ph == P_REVEAL:
             u = self.undrawn[self._reveal_side()]
             tot = sum(u)
             return [(t, c / tot) for t, c in enumerate(u) if c]
-        if ph == Phase.SETUP_SETS:
+        if ph == P_SETUP_SETS:
             sets = self._themed_in_play()
             return [(s, 1.0 / len(sets)) for s in sets]
-        if ph == Phase.STARTER:
+        if ph == P_STARTER:
             return [(0, 0.5), (1, 0.5)]
-        if ph == Phase.TROPHY:
+        if ph == P_TROPHY:
             left = [k for k, o in enumerate(self.trophies[self.round - 1]) if o == NO_TROPHY]
             return [(k, 1.0 / len(left)) for k in left]
-        if ph == Phase.FINAL_TIE:
+        if ph == P_FINAL_TIE:
             tied = self._tied()
             return [(s, 1.0 / len(tied)) for s in tied]
         return []
 
     def sample_chance(self, rng: np.random.Generator) -> int:
         ph = self.phase_id
-        if ph == Phase.REVEAL:
+        if ph == P_REVEAL:
             u = self.undrawn[self._reveal_side()]
             k = int(rng.random() * sum(u))
             for t, c in enumerate(u):
@@ -493,7 +523,7 @@ class ChallengersState(State):
                 if k < 0:
                     return t
             return max(t for t, c in enumerate(u) if c)
-        if ph in (Phase.DRAW, Phase.RECRUIT, Phase.BOT_SETUP):
+        if ph in (P_DRAW, P_RECRUIT, P_BOT_SETUP):
             p = self.pile
             ts = self.game.level_types[self._draw_level()]
             k = int(rng.random() * sum(p[t] for t in ts))
@@ -515,9 +545,9 @@ class ChallengersState(State):
         g = self.game
         m = np.zeros(g.num_actions, dtype=np.int8)
         ph = self.phase_id
-        if ph == Phase.CHOOSE:
+        if ph == P_CHOOSE:
             m[A_CHOOSE : A_CHOOSE + len(g.draft_options(self.round))] = 1
-        elif ph == Phase.PICK:
+        elif ph == P_PICK:
             if self.picks > 0:
                 for i, t in enumerate(self.display):
                     if t >= 0:
@@ -529,23 +559,21 @@ class ChallengersState(State):
             m[A_STOP] = 1
         else:  # REMOVE / FINAL_REMOVE (CH-R8, CH-R31): keep at least 1 card
             deck = self.decks[self.seat]
-            if sum(deck) > 1:
-                for t in range(g.num_types):
-                    if deck[t]:
-                        m[A_REMOVE + t] = 1
+            if sum(deck) > 1:  # counts are < 256 (schema): one vectorised test
+                m[A_REMOVE : g.a_done] = np.frombuffer(bytes(deck[: g.num_types]), np.uint8) != 0
             m[g.a_done] = 1
         return m
 
     def _apply(self, a: Any) -> None:
         ph = self.phase_id
         g = self.game
-        if ph == Phase.REVEAL:
+        if ph == P_REVEAL:
             self._reveal(a)
-        elif ph == Phase.DRAW:
+        elif ph == P_DRAW:
             self.pile[a] -= 1
             self.display[self.fill.pop(0)] = a
             self._continue_fill()
-        elif ph == Phase.PICK:
+        elif ph == P_PICK:
             if a == A_STOP:
                 self._end_picking()
             elif a == A_REDRAW:  # CH-R5: unpicked cards to the discard, redraw into the same slots
@@ -560,13 +588,13 @@ class ChallengersState(State):
                 self._continue_fill()
             else:
                 self._pick(a - A_PICK)
-        elif ph == Phase.RECRUIT:
+        elif ph == P_RECRUIT:
             self.pile[a] -= 1
             self.decks[self.seat][a] += 1  # its own Selected effect does not resolve (2.2)
             self._after_pick()
-        elif ph in (Phase.REMOVE, Phase.FINAL_REMOVE):
+        elif ph in (P_REMOVE, P_FINAL_REMOVE):
             if a == g.a_done:
-                if ph == Phase.REMOVE:
+                if ph == P_REMOVE:
                     self._next_deck_phase()
                 else:
                     self._next_final_remove()
@@ -575,22 +603,22 @@ class ChallengersState(State):
                 self.decks[self.seat][t] -= 1
                 if g.level[t] != LV_S:  # CH-R8: removed starters leave the game
                     self.discard[t] += 1
-        elif ph == Phase.CHOOSE:
+        elif ph == P_CHOOSE:
             self._start_draw(a - A_CHOOSE)
-        elif ph == Phase.STARTER:
+        elif ph == P_STARTER:
             self.starter = a
-            self.phase_id = Phase.REVEAL
+            self.phase_id = P_REVEAL
             self._check_reveal()
-        elif ph == Phase.TROPHY:
+        elif ph == P_TROPHY:
             self._award(a)
-        elif ph == Phase.SETUP_SETS:
+        elif ph == P_SETUP_SETS:
             self._remove_set(a)
-        elif ph == Phase.BOT_SETUP:
+        elif ph == P_BOT_SETUP:
             self.pile[a] -= 1
             self.decks[self.bot][a] += 1  # Selected effects of the bot's cards do not resolve (2.2)
             self.bot_drawn += 1
             self._bot_setup()
-        elif ph == Phase.FINAL_TIE:
+        elif ph == P_FINAL_TIE:
             self.finalists.append(a)
             self._settle_finalists()
 
@@ -614,7 +642,7 @@ class ChallengersState(State):
             if g.op[t] == OP_FANS:
                 self.tokens[self.seat] += g.x[t]
             elif g.op[t] == OP_RECRUIT and self._ready_pile(LV_A):
-                self.phase_id = Phase.RECRUIT
+                self.phase_id = P_RECRUIT
                 return
         self._after_pick()
 
@@ -652,10 +680,10 @@ class ChallengersState(State):
         ra, rb = self._top_round(a), self._top_round(b)
         if ra == rb:
             self.starter = -1
-            self.phase_id = Phase.STARTER
+            self.phase_id = P_STARTER
         else:
             self.starter = 0 if ra > rb else 1
-            self.phase_id = Phase.REVEAL
+            self.phase_id = P_REVEAL
             self._check_reveal()
 
     def _check_reveal(self) -> None:
@@ -808,9 +836,9 @@ class ChallengersState(State):
         self.winner = w
         self._clear_match()
         if self.round == FINAL_ROUND:  # CH-R32
-            self.phase_id = Phase.END
+            self.phase_id = P_END
             return
-        self.phase_id = Phase.TROPHY  # CH-R24
+        self.phase_id = P_TROPHY  # CH-R24
 
     def _award(self, k: int) -> None:
         """CH-R24 / CH-R26: the winner takes a random trophy of the round (the bot's leave the game
@@ -845,10 +873,10 @@ class ChallengersState(State):
             f0, f1 = self.fans(0), self.fans(1)
             if abs(f0 - f1) >= self.game.early_lead:
                 self.winner = 0 if f0 > f1 else 1
-                self.phase_id = Phase.END
+                self.phase_id = P_END
                 return
             if self.round == ROUNDS:  # CH-R29
-                self.phase_id = Phase.END
+                self.phase_id = P_END
                 return
         elif self.round == ROUNDS:  # CH-R30
             self.round = FINAL_ROUND
@@ -882,12 +910,12 @@ class ChallengersState(State):
             if len(tied) == 1 or len(tied) <= 2 - len(self.finalists):
                 self.finalists.extend(tied)
             else:
-                self.phase_id = Phase.FINAL_TIE
+                self.phase_id = P_FINAL_TIE
                 return
         self.finalists.sort()
         self.turn = 0
         self.seat = self.finalists[0]
-        self.phase_id = Phase.FINAL_REMOVE  # CH-R31
+        self.phase_id = P_FINAL_REMOVE  # CH-R31
 
     def _next_final_remove(self) -> None:
         self.turn += 1
@@ -916,7 +944,7 @@ class ChallengersState(State):
         """CH-R35: the final's winner (3-8); the CH-R28/R29 winner(s) (2); solo: [0] on a win."""
         n = self.num_players
         if n >= 3:
-            if self.phase_id == Phase.END and 0 <= self.winner < n:
+            if self.phase_id == P_END and 0 <= self.winner < n:
                 return [self.winner]
             keys = [self.rank_key(p) for p in range(n)]
             best = max(keys)
@@ -932,7 +960,7 @@ class ChallengersState(State):
 
     def trophies_visible(self, seat: int) -> bool:
         """CH-R33: all trophy values are public in 1-2 player games and from the final reveal on."""
-        return self.num_players <= 2 or self.round == FINAL_ROUND or self.phase_id == Phase.END
+        return self.num_players <= 2 or self.round == FINAL_ROUND or self.phase_id == P_END
 
     # ------------------------------------------------------------------ hidden information
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> ChallengersState:
@@ -962,7 +990,7 @@ class ChallengersState(State):
                 pool += extra
                 if extra:
                     slots.append(("deck", q, len(extra)))
-            hidden_display = s.seat != seat and s.phase_id in (Phase.DRAW, Phase.PICK, Phase.RECRUIT)
+            hidden_display = s.seat != seat and s.phase_id in (P_DRAW, P_PICK, P_RECRUIT)
             disp_slots = []
             if hidden_display and s._draft()[0] == lv:
                 for i, t in enumerate(s.display):
@@ -1061,53 +1089,50 @@ class ChallengersState(State):
         n, P, T, TA = self.num_players, self.P, g.num_types, g.all_types
         ph = self.phase_id
         r = self.round
-        in_match = ph in (Phase.STARTER, Phase.REVEAL)
+        in_match = ph in (P_STARTER, P_REVEAL)
         # setup and rounds
         themed = self._themed_in_play()
         assert self.in_play[g.base_set], "the base set is always in play"
         assert len(themed) >= g.options["themed_sets_in_play"], "no more sets removed than asked (setup 1)"
-        if ph != Phase.SETUP_SETS:
+        if ph != P_SETUP_SETS:
             assert len(themed) == g.options["themed_sets_in_play"], "setup 1 is complete"
-        setup = ph in (Phase.SETUP_SETS, Phase.BOT_SETUP)
+        setup = ph in (P_SETUP_SETS, P_BOT_SETUP)
         if setup:
             assert r == 1 and self.turn == 0 and self.seat == 0 and not any(self.tokens), "setup comes first"
             assert all(o == NO_TROPHY for row in self.trophies for o in row)
-        if ph == Phase.SETUP_SETS:
+        if ph == P_SETUP_SETS:
             assert self.bot_drawn == 0
-        if ph == Phase.BOT_SETUP:
+        if ph == P_BOT_SETUP:
             assert self.bot >= 0 and self.bot_drawn < len(g.bot_extra)
             assert self._pile_size(g.bot_extra[self.bot_drawn]) > 0, "a bot draw has a card to draw"
         elif not setup and self.bot >= 0:
             assert self.bot_drawn == len(g.bot_extra), "the bot's extra cards are drawn at setup (2.4)"
         if self.bot < 0:
             assert self.bot_drawn == 0
-        final = ph in (Phase.FINAL_TIE, Phase.FINAL_REMOVE) or (r == FINAL_ROUND and ph != Phase.END)
+        final = ph in (P_FINAL_TIE, P_FINAL_REMOVE) or (r == FINAL_ROUND and ph != P_END)
         if r == FINAL_ROUND:
             assert n >= 3, "a final only with 3-8 players (CH-R30)"
-            assert ph in (Phase.FINAL_TIE, Phase.FINAL_REMOVE, Phase.STARTER, Phase.REVEAL, Phase.END)
+            assert ph in (P_FINAL_TIE, P_FINAL_REMOVE, P_STARTER, P_REVEAL, P_END)
         else:
-            assert ph not in (Phase.FINAL_TIE, Phase.FINAL_REMOVE)
+            assert ph not in (P_FINAL_TIE, P_FINAL_REMOVE)
         # cards: every pool card is in exactly one place
         disp = [0] * T
-        showing = ph in (Phase.DRAW, Phase.PICK, Phase.RECRUIT)
+        showing = ph in (P_DRAW, P_PICK, P_RECRUIT)
         for t in self.display:
             if t >= 0:
                 assert showing, "the display holds cards only while picking"
                 disp[t] += 1
         held_all = [sum(col) for col in zip(*self.decks)]
-        most = [max(col) for col in zip(*self.decks)]
-        for t in range(T):
-            held = held_all[t]
-            if g.level[t] == LV_S:
-                assert self.pile[t] == 0 and self.discard[t] == 0 and disp[t] == 0, "starters never in piles"
-                assert most[t] <= g.starter[t], "starter copies (2.1)"
-                assert self.bot < 0 or self.decks[self.bot][t] == 0
-                continue
-            total = self.pile[t] + self.discard[t] + disp[t] + held
-            if self.in_play[g.set_of[t]]:
-                assert total == g.count[t], f"every copy of {g.type_names[t]} is somewhere"
-            else:
-                assert total == 0, "a removed set's cards are out of the game"
+        total = [a + b + c + d for a, b, c, d in zip(self.pile, self.discard, disp, held_all)]
+        in_game = g.expected_totals(tuple(self.in_play))
+        if g.pool_items(total) != g.pool_items(in_game):
+            for t in range(T):
+                if g.level[t] != LV_S:
+                    assert total[t] == in_game[t], f"every copy of {g.type_names[t]} is somewhere (or out with its set)"
+        for t in g.starter_types:
+            assert self.pile[t] == 0 and self.discard[t] == 0 and disp[t] == 0, "starters never in piles"
+            assert max(col[t] for col in self.decks) <= g.starter[t], "starter copies (2.1)"
+            assert self.bot < 0 or self.decks[self.bot][t] == 0
         for p in range(P):
             deck = self.decks[p]
             if p == self.bot:
@@ -1120,28 +1145,28 @@ class ChallengersState(State):
                     have = sum(deck[t] for t in g.level_types[lv])
                     assert have <= drawn.count(lv), "the bot's extra cards (2.4)"
             else:
-                assert all(deck[t] == 0 for t in range(T, TA)), "bot cards only in the bot deck"
+                assert not any(deck[T:]), "bot cards only in the bot deck"
                 assert sum(deck) >= 1, "a deck keeps at least one card (CH-R8)"
         # deck phases
-        deck_phase = ph in (Phase.CHOOSE, Phase.DRAW, Phase.PICK, Phase.RECRUIT, Phase.REMOVE)
+        deck_phase = ph in (P_CHOOSE, P_DRAW, P_PICK, P_RECRUIT, P_REMOVE)
         opts = g.draft_options(min(r, ROUNDS))
         if deck_phase:
             assert r <= ROUNDS and 0 <= self.turn < n and self.seat == (r - 1 + self.turn) % n, "CH-R1"
-        if ph == Phase.CHOOSE:
+        if ph == P_CHOOSE:
             assert len(opts) == 2 and self.option == -1 and self.picks == 0 and not self.redraw, "CH-R2"
         elif deck_phase:
             assert 0 <= self.option < len(opts), "a draft option is chosen"
             assert self.picks <= opts[self.option][1]
         else:
             assert self.option == -1 and self.picks == 0 and not self.redraw
-        if ph == Phase.DRAW:
+        if ph == P_DRAW:
             assert self.fill and all(self.display[i] < 0 for i in self.fill), "draws fill empty slots"
             assert self._pile_size(self._draft()[0]) > 0 and self.picks > 0
         else:
             assert not self.fill
-        if ph == Phase.PICK:
+        if ph == P_PICK:
             assert self.picks > 0, "picking ends by itself after k picks (CH-R4)"
-        if ph == Phase.RECRUIT:
+        if ph == P_RECRUIT:
             assert self._pile_size(LV_A) > 0
         if showing:
             lv = self._draft()[0]
@@ -1153,7 +1178,7 @@ class ChallengersState(State):
         if final:
             assert len(self.finalists) <= 2
             for q in range(n):
-                if q not in self.finalists or ph not in (Phase.FINAL_REMOVE, Phase.STARTER, Phase.REVEAL):
+                if q not in self.finalists or ph not in (P_FINAL_REMOVE, P_STARTER, P_REVEAL):
                     assert self.decks[q][:T] == self.public[q]
         # trophies (CH-R24, CH-R26)
         pairs_done = ROUNDS if r == FINAL_ROUND else r - 1
@@ -1168,9 +1193,9 @@ class ChallengersState(State):
             pr = pairings(P, rr + 1, g.options["pairing"])
             if rr + 1 <= pairs_done:
                 expect = len(pr)
-            elif rr + 1 == r and ph in (Phase.STARTER, Phase.REVEAL, Phase.TROPHY):
+            elif rr + 1 == r and ph in (P_STARTER, P_REVEAL, P_TROPHY):
                 expect = self.match
-            elif rr + 1 == r and ph == Phase.END:
+            elif rr + 1 == r and ph == P_END:
                 expect = len(pr)
             else:
                 expect = 0
@@ -1179,21 +1204,21 @@ class ChallengersState(State):
                 wa = (a in won) or (a == self.bot and REMOVED in won)
                 wb = (b in won) or (b == self.bot and REMOVED in won)
                 assert wa != wb, "one trophy per match, to one of its players"
-        if ph == Phase.END and n <= 2 and self.winner < 0:
+        if ph == P_END and n <= 2 and self.winner < 0:
             assert r == ROUNDS
-        if ph == Phase.END and n >= 3:
+        if ph == P_END and n >= 3:
             assert r == FINAL_ROUND and self.winner in self.finalists and len(self.finalists) == 2
-        elif ph == Phase.END:
+        elif ph == P_END:
             assert self.winner in (-1, 0, 1)
             if self.winner >= 0:
                 f = (self.fans(0), self.fans(1))
                 assert f[self.winner] - f[1 - self.winner] >= g.early_lead, "CH-R28"
-        elif ph == Phase.TROPHY:
+        elif ph == P_TROPHY:
             a, b = self.pairs()[self.match]
             assert self.winner in (a, b), "the trophy goes to the match winner"
         else:
             assert self.winner == -1
-        if final and ph != Phase.FINAL_TIE:
+        if final and ph != P_FINAL_TIE:
             assert len(self.finalists) == 2 and self.finalists == sorted(self.finalists)
             assert all(
                 self.rank_key(s) >= self.rank_key(q)
@@ -1201,24 +1226,24 @@ class ChallengersState(State):
                 for q in range(n)
                 if q not in self.finalists
             )
-        if ph == Phase.FINAL_TIE:
+        if ph == P_FINAL_TIE:
             assert len(self.finalists) < 2 and len(self._tied()) > 2 - len(self.finalists)
-        if ph == Phase.FINAL_REMOVE:
+        if ph == P_FINAL_REMOVE:
             assert self.turn in (0, 1) and self.seat == self.finalists[self.turn]
         if r != FINAL_ROUND:
             assert not self.finalists
-        if ph in (Phase.STARTER, Phase.REVEAL, Phase.TROPHY) and r <= ROUNDS:
+        if ph in (P_STARTER, P_REVEAL, P_TROPHY) and r <= ROUNDS:
             assert self.turn == n, "the match phase follows every deck phase"
         if setup:
             assert self.turn == 0
-        if ph == Phase.END:
+        if ph == P_END:
             assert self.turn == (2 if n >= 3 else n)
         # the match
         if in_match:
             pairs = self.pairs()
             assert self.match < len(pairs)
             a, b = pairs[self.match]
-            if ph == Phase.STARTER:
+            if ph == P_STARTER:
                 assert self.starter == -1 and self.flag == -1 and not self.log
                 assert self._top_round(a) == self._top_round(b), "CH-R11: a random starter only on a tie"
             else:
@@ -1248,7 +1273,7 @@ class ChallengersState(State):
                 assert self.stack, "the flag side holds a stack"
                 if self.attack:
                     assert self.attack_total() < self.defence(), "a successful attack is resolved (CH-R17)"
-            if ph == Phase.REVEAL:
+            if ph == P_REVEAL:
                 assert any(self.undrawn[self._reveal_side()]), "CH-R22 ends a match with an empty deck"
             for cards in (self.stack, self.attack):
                 assert all(b <= 10 * g.bench_seats for _, b in cards)
@@ -1259,9 +1284,9 @@ class ChallengersState(State):
             assert self.weaken == 0 and not any(any(x) for x in self.undrawn)
             assert not any(any(x) for x in self.resting) and not any(c for bn in self.bench for _, c in bn)
             assert all(bt == -1 for bn in self.bench for bt, _ in bn)
-            if ph == Phase.TROPHY:
+            if ph == P_TROPHY:
                 assert self.match < len(self.pairs())
-            elif ph != Phase.END:
+            elif ph != P_END:
                 assert self.match == 0
         for p in range(P):
             if p == self.bot and n > 1:
@@ -1273,13 +1298,13 @@ class ChallengersState(State):
         names = g.type_names
         ph = self.phase_id
         if self.is_chance_node():
-            if ph in (Phase.DRAW, Phase.RECRUIT, Phase.BOT_SETUP, Phase.REVEAL):
+            if ph in (P_DRAW, P_RECRUIT, P_BOT_SETUP, P_REVEAL):
                 return f"card {names[a]}" if 0 <= a < g.all_types else f"card {a}"
-            if ph == Phase.SETUP_SETS:
+            if ph == P_SETUP_SETS:
                 return f"remove set {g.sets[a]}" if 0 <= a < g.num_sets else f"set {a}"
-            if ph == Phase.STARTER:
+            if ph == P_STARTER:
                 return f"starter side {a}"
-            if ph == Phase.TROPHY:
+            if ph == P_TROPHY:
                 return f"trophy slot {a}"
             return f"finalist seat {a}"
         if a < A_PICK:
