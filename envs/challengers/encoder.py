@@ -11,9 +11,6 @@ actions), which a policy may add to its logits.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from operator import itemgetter
-
 import numpy as np
 
 from ..core.encoder import Encoder, Layout
@@ -41,18 +38,6 @@ QUARTERS = np.arange(256, dtype=np.float32) * np.float32(0.25)  # copies (< 256)
 SHOWING = frozenset((Phase.DRAW, Phase.PICK, Phase.RECRUIT))
 # a rough worth per unit of each effect (indexed by the rules' OP_* codes), for card_value
 EFFECT_BONUS = (0.0, 1.2, 1.5, 1.0, 1.5, 1.2, 0.8, 1.5, 0.8, 1.0, 1.5)
-
-
-def _getter(ts: tuple[int, ...]) -> Callable[[list[int]], tuple[int, ...]]:
-    """``xs -> (xs[t] for t in ts)`` as a tuple, quickly (itemgetter, which gives a bare item for one)."""
-    if len(ts) == 1:
-        one = ts[0]
-
-        def single(xs: list[int]) -> tuple[int, ...]:
-            return (xs[one],)
-
-        return single
-    return itemgetter(*ts)
 
 
 def card_value(game: ChallengersGame, t: int, rnd: int) -> float:
@@ -86,7 +71,7 @@ class ChallengersEncoder(Encoder):
         )  # me first, the bot last (see encode)
         self.piles = L.block("piles", 6)  # pile and discard sizes A/B/C (share of the level)
         self.sets = L.block("sets_in_play", g.num_sets)
-        self.level_weights = [(_getter(g.level_types[lv]), 1.0 / g.level_total[lv]) for lv in (LV_A, LV_B, LV_C)]
+        self.level_weights = [(g.level_get[lv], 1.0 / g.level_total[lv]) for lv in (LV_A, LV_B, LV_C)]
         self.dynamic = [
             (self.phase, self.phase + len(Phase)),
             (self.step, self.step + 4),

@@ -38,8 +38,10 @@ Version history:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import IntEnum
 from functools import cache
+from operator import itemgetter
 from typing import Any, ClassVar
 
 import numpy as np
@@ -122,6 +124,18 @@ DECISIONS = frozenset((P_CHOOSE, P_PICK, P_REMOVE, P_FINAL_REMOVE))
 EV_REVEAL, EV_CAPTURE, EV_LOSE_DECK, EV_LOSE_BENCH, EV_START = range(5)
 
 
+def _getter(ts: tuple[int, ...]) -> Callable[[list[int]], tuple[int, ...]]:
+    """``xs -> tuple(xs[t] for t in ts)``, quickly (itemgetter gives a bare item for one index)."""
+    if len(ts) == 1:
+        one = ts[0]
+
+        def single(xs: list[int]) -> tuple[int, ...]:
+            return (xs[one],)
+
+        return single
+    return itemgetter(*ts)
+
+
 @cache
 def pairings(num_seats: int, rnd: int, method: str) -> list[tuple[int, int]]:
     """The matches of round ``rnd`` (1-7) for P participants, in resolution order (spec 2.3, CH-V4);
@@ -198,6 +212,7 @@ class ChallengersGame(Game):
         self.count = tuple(c.count for c in cards) + (0,) * 5
         self.starter = tuple(c.count if c.level == "S" else 0 for c in cards)
         self.level_types = {lv: tuple(t for t in range(T) if self.level[t] == lv) for lv in (LV_A, LV_B, LV_C)}
+        self.level_get = {lv: _getter(ts) for lv, ts in self.level_types.items()}  # counts of a level, fast
         self.level_total = {lv: sum(self.count[t] for t in ts) for lv, ts in self.level_types.items()}
         # base power per round (1-7, 8 = final) and type: bot cards scale with the round (2.4, CH-V2)
         lvl = o["bot_level"]
@@ -394,15 +409,14 @@ class ChallengersState(State):
         self._begin_round()
 
     def _pile_size(self, lv: int) -> int:
-        p = self.pile
-        return sum(p[t] for t in self.game.level_types[lv])
+        return sum(self.game.level_get[lv](self.pile))
 
     def _ready_pile(self, lv: int) -> bool:
         """CH-R3: a pile that runs short takes its (shuffled) discard underneath; True when a card
         can be drawn. Drawing a uniform remaining card keeps the pile's order hidden and exact."""
         ts = self.game.level_types[lv]
         p = self.pile
-        if any(p[t] for t in ts):
+        if any(self.game.level_get[lv](p)):
             return True
         d = self.discard
         moved = False
@@ -525,10 +539,12 @@ class ChallengersState(State):
             return max(t for t, c in enumerate(u) if c)
         if ph in (P_DRAW, P_RECRUIT, P_BOT_SETUP):
             p = self.pile
-            ts = self.game.level_types[self._draw_level()]
-            k = int(rng.random() * sum(p[t] for t in ts))
-            for t in ts:
-                k -= p[t]
+            lv = self._draw_level()
+            ts = self.game.level_types[lv]
+            counts = self.game.level_get[lv](p)
+            k = int(rng.random() * sum(counts))
+            for t, c in zip(ts, counts):
+                k -= c
                 if k < 0:
                     return t
             return max(t for t in ts if p[t])
