@@ -347,7 +347,10 @@ class Replay:
             names: list[str] = []
             for i, st in enumerate(replay(record)):
                 if i > 0:
-                    names.append(_name(states[-1], record["actions"][i - 1]))
+                    before = states[-1]
+                    who = before.current_player()
+                    label = "chance" if who < 0 else f"P{who}"
+                    names.append(f"{label}: {_name(before, record['actions'][i - 1])}")
                 states.append(st)
         except IllegalActionError as e:
             raise WebError(400, f"record field 'actions[{len(states) - 1}]': {e}") from None

@@ -217,6 +217,7 @@ async function refreshTable() {
   if (table.busy) return;
   try {
     const v = await api("GET", `/api/games/${table.id}${tableQuery()}`);
+    if (table.busy) return; // a move is on its way; its answer is newer
     renderTable(v);
   } catch (e) {
     setError(e.message);
@@ -225,6 +226,7 @@ async function refreshTable() {
 }
 
 function renderTable(v) {
+  if (v.move < table.move) return; // an answer that left before a newer one: moves only go forward
   const changed = v.move !== table.move || !table.view || table.view.over !== v.over;
   table.view = v;
   const sec = $("table");
@@ -313,7 +315,7 @@ async function toReplay() {
 }
 
 // ------------------------------------------------------------------ replay
-const rep = { id: null, steps: 0, step: 0, seat: "", names: [] };
+const rep = { id: null, steps: 0, step: 0, seat: "", names: [], ticket: 0 };
 
 async function showReplay(id) {
   show("replay");
@@ -346,11 +348,12 @@ async function showReplay(id) {
 async function goStep(k) {
   k = Math.max(0, Math.min(rep.steps, k));
   rep.step = k;
+  const ticket = ++rep.ticket;
   $("step").value = k;
   const seat = rep.seat === "" ? "" : `&seat=${rep.seat}`;
   try {
     const v = await api("GET", `/api/replays/${rep.id}?step=${k}${seat}`);
-    if (rep.step !== k) return;
+    if (ticket !== rep.ticket) return; // a later step or seat was asked for meanwhile
     $("replay").dataset.step = k;
     $("step-label").textContent = `step ${k} / ${v.steps}`;
     $("last-move").textContent = k ? `after: ${v.last}` : "the start";
@@ -382,6 +385,10 @@ function route() {
 
 $("new-game").addEventListener("submit", startGame);
 $("open-replay").onclick = openReplayFile;
+$("watch").onclick = (ev) => {
+  document.querySelectorAll("#seats select").forEach((s) => { s.value = "heuristic"; s.onchange(); });
+  startGame(ev);
+};
 $("rules-toggle").onclick = () => table.view && toggleRules(table.view.env_id, $("rules"));
 $("to-replay").onclick = toReplay;
 $("first").onclick = () => goStep(0);
