@@ -18,4 +18,18 @@ EXTRAS="dev"
 if ! .venv/bin/python -m pip install -q -e ".[$EXTRAS]" > .venv/install.log 2>&1; then
   cat .venv/install.log; echo "setup: pip install failed (log above)"; exit 1
 fi
+# The browser test (tests/web/test_browser.py) drives Debian's chromium through Playwright (no browser
+# download). BOARDZOO_BROWSER=0 bash scripts/setup.sh leaves it out; the browser test is then skipped,
+# and only then: without chromium it fails, saying what to install.
+if [ "${BOARDZOO_BROWSER:-1}" != 0 ] && ! command -v chromium >/dev/null 2>&1; then
+  SUDO=""
+  [ "$(id -u)" = 0 ] || SUDO="sudo -n"
+  if command -v apt-get >/dev/null 2>&1; then
+    $SUDO apt-get install -y -q chromium >/dev/null 2>&1 \
+      || { $SUDO apt-get update -q >/dev/null 2>&1 && $SUDO apt-get install -y -q chromium >/dev/null 2>&1; } \
+      || echo "setup: could not install chromium (apt-get install -y chromium); the browser test will fail"
+  else
+    echo "setup: no apt-get to install chromium; install it, or set BOARDZOO_BROWSER=0 to skip the browser test"
+  fi
+fi
 .venv/bin/python -c "import boardzoo.envs, torch; print('boardzoo ready:', ', '.join(boardzoo.envs.names()), '| torch', torch.__version__)"
