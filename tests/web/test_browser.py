@@ -117,6 +117,8 @@ def test_play_two_games_against_the_random_bot_in_a_real_browser(server, browser
             table = page.locator("#table")
             if table.get_attribute("data-state") == "over":
                 break
+            if k == 1 and clicks == 10:
+                _shot(page, tmp_path, "web_game")
             before = table.get_attribute("data-move")
             moves = page.locator("#moves .move")
             n = moves.count()
@@ -125,8 +127,6 @@ def test_play_two_games_against_the_random_bot_in_a_real_browser(server, browser
             clicks += 1
             assert clicks < MAX_CLICKS, f"{env_id}: no end after {MAX_CLICKS} moves"
             page.wait_for_function(f"() => document.querySelector('#table').dataset.move !== '{before}'")
-            if k == 0 and clicks == 8:
-                _shot(page, tmp_path, "web_game")
         banner = page.locator("#banner")
         assert banner.is_visible()
         text = banner.inner_text()
