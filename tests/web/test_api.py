@@ -318,3 +318,24 @@ def test_record_of_a_bots_only_game_is_given_at_any_time(client):
     gid, _ = new_game(client, seats=("random", "random"), bot_delay=5)
     assert client.get(f"/api/games/{gid}/record").status_code == 200
     refused(client.post(f"/api/games/{gid}/replay"), 409, "not over")
+
+
+def test_downforce_bids_stay_secret_until_the_reveal(client, hub):
+    """Downforce: one-card bids are secret until every seat has bid; another seat's view never names
+    the card, the spectator's neither, and the bidder's own view does."""
+    gid, tokens = new_game(client, env_id="downforce_v0", seats=("human", "human"), seed=6)
+    while True:
+        v = next(x for x in (view(client, gid, s, t) for s, t in tokens.items()) if x["legal"] or x["over"])
+        if v["phase"] == "auction" and len(hub.table(gid).state.deciders()) == 2:
+            break
+        a = v["legal"][0]["action"]
+        assert move(client, gid, v["you"], tokens[v["you"]], a, v["move"]).status_code == 200
+    p, q = v["you"], 1 - v["you"]
+    bid = v["legal"][-1]
+    mine = move(client, gid, p, tokens[p], bid["action"], v["move"]).json()
+    other, spectator = view(client, gid, q, tokens[q]), view(client, gid)
+    assert bid["name"].startswith("BID") and mine["log"][-1]["text"] == f"P{p} (human): {bid['name']}"
+    card = bid["name"].split(" ", 1)[1]  # "#46 [Orange8]"
+    for seen in (other, spectator):
+        assert seen["log"][-1]["text"] == f"P{p} (human): (a secret choice)"
+        assert card not in json.dumps(seen), "another seat learns the secret bid"
