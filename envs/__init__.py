@@ -16,6 +16,7 @@ register("downforce_v0", "boardzoo.envs.downforce:SPEC")
 register("hydropolis_v0", "boardzoo.envs.hydropolis:SPEC")
 register("voll_verplant_v0", "boardzoo.envs.voll_verplant:SPEC")
 register("get_on_board_v0", "boardzoo.envs.get_on_board:SPEC")
+register("harmonies_v0", "boardzoo.envs.harmonies:SPEC")
 register("challengers_v0", "boardzoo.envs.challengers:SPEC")
 
 __all__ = [

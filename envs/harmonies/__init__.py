@@ -1,0 +1,22 @@
+"""Harmonies (``harmonies_v0``): token stacking and animal habitats on a personal hex board.
+
+data/            components, animal and spirit cards (JSON), validated on load by data.py
+board.py         hex geometry, token stacks and the pattern matcher (every rotation)
+rules.py         Game + State: rules only; imports core, data and board
+encoder.py       the observation (named blocks) and the optional 1-ply action features
+bot.py           the heuristic
+render.py        render_text (ansi) and render_rgb (rgb_array)
+RULES.md         the users' rules with the spec's rule IDs and the observation layout
+"""
+
+from ..core.spec import GameSpec
+from .bot import heuristic
+from .encoder import HarmoniesEncoder
+from .render import render_rgb, render_text
+from .rules import HarmoniesGame, HarmoniesState
+
+SPEC = GameSpec(
+    rules=HarmoniesGame, encoder=HarmoniesEncoder, heuristic=heuristic, renderer=render_rgb, text=render_text
+)
+
+__all__ = ["SPEC", "HarmoniesGame", "HarmoniesState"]

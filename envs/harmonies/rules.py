@@ -1,0 +1,1024 @@
+"""Harmonies (``harmonies_v0``; Libellud 2024): draft three terrain tokens, stack them on a personal
+hex board into trees, mountains, fields, buildings and water, and place animal cubes where a card's
+habitat pattern is met. Rules HA-R1..R35 and variants HA-V1..V3 of ``../shared/rules/harmonies.md``
+(users' rules in RULES.md).
+
+Actions: Discrete(192) for every player count and option set (spec section 7):
+
+=========  ================================================================
+0-4        TAKE central space s (HA-R1)
+5-79       PLACE taken token t (0-2) on hex h (0-24): 5 + 25t + h (HA-R4)
+80-84      TAKE_CARD from display slot i (HA-R13)
+85-184     PLACE_CUBE from card place c (0-3) on hex h: 85 + 25c + h (HA-R15)
+185        END_TURN (HA-R3)
+186-187    CHOOSE_SPIRIT: keep offered spirit 0 or 1 (HA-V2)
+188-190    solo: discard display slot i; 191 solo: decline (HA-V3)
+=========  ================================================================
+
+A turn is a run of sub-steps by the same seat until END_TURN. Chance (explicit nodes, exact
+``chance_outcomes``): every token drawn from the bag (outcome = colour 0-5 with probability
+count/total; the bag's counts are public), every animal card dealt (outcome = card id, uniform
+over the deck), every spirit card dealt (HA-V2; uniform over the spirit deck), and the first
+player (uniform). Hidden: the spirits offered to a seat until it chooses, and the one it
+discarded (for good).
+
+Version history:
+    v0: first release.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from functools import cache
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..core.game import CHANCE, TERMINAL, ConfigError, Game, Option, State
+from ..core.schema import Bool, Dict, Int, List, Spec, Tuple
+from . import data
+from .board import (
+    COLOURS,
+    EMPTY,
+    HEIGHT,
+    IS_BUILDING,
+    IS_MOUNTAIN,
+    IS_TREE,
+    NUM_STACKS,
+    PLACE_ON,
+    STACKS,
+    TOP,
+    Geometry,
+)
+from .board import W as BLUE
+from .board import Y as YELLOW
+
+HEXES = 25  # hex slots of the action layout (side B has 25 spaces, side A 23)
+TAKEN = 3  # taken token slots (HA-R33)
+PLACES = 4  # card places (HA-R32)
+A_TAKE = 0
+A_PLACE = 5
+A_CARD = 80
+A_CUBE = 85
+A_END = 185
+A_SPIRIT = 186
+A_DISCARD = 188
+A_DECLINE = 191
+NUM_ACTIONS = 192
+
+
+class Phase(IntEnum):
+    """Where the game stands (saved as its int)."""
+
+    SETUP = 0  # chance: central tokens, display, spirits (HA-V2), first player (section 3)
+    TURN = 1  # the seat to move takes / places / takes a card / places cubes / ends (HA-R1)
+    CHOOSE_SPIRIT = 2  # start of a seat's first turn: keep one of two spirits (HA-V2)
+    SOLO_DISCARD = 3  # solo, after END_TURN without a card: discard a display card or decline (HA-V3)
+    REFILL = 4  # chance: refill the central board and the display (HA-R20, HA-R21)
+    END = 5
+
+
+class Kind(IntEnum):
+    """What the pending chance node draws."""
+
+    TOKEN = 0
+    CARD = 1
+    SPIRIT = 2
+    FIRST = 3
+
+
+def place_action(t: int, h: int) -> int:
+    """PLACE taken token ``t`` on hex ``h``."""
+    return A_PLACE + HEXES * t + h
+
+
+def cube_action(c: int, h: int) -> int:
+    """PLACE_CUBE from card place ``c`` on hex ``h``."""
+    return A_CUBE + HEXES * c + h
+
+
+Placements = dict[int, tuple[int, tuple[int, ...], dict[int, list[tuple[tuple[int, int], ...]]]]]
+
+
+@cache
+def side_tables(side: str) -> tuple[Geometry, list[str], Placements]:
+    """The board side's geometry and, per card (HA-R15, HA-R16), the cube hex's code index, every
+    code index the pattern needs, and per cube hex the placements (each a tuple of (code index, hex
+    bitmask) requirements); computed once per side."""
+    geo = Geometry(data.components()["board_sides"][side]["columns"])
+    codes = data.pattern_codes()
+    code_list = sorted(codes)
+    index = {c: i for i, c in enumerate(code_list)}
+    placements: Placements = {}
+    for cid, card in data.cards().items():
+        by_hex = geo.placements(card.pattern)
+        placements[cid] = (
+            index[card.pattern.codes[card.pattern.cube]],
+            tuple(sorted({index[c] for c in card.pattern.codes})),
+            {h: [tuple((index[code], bits) for code, bits in req) for req in reqs] for h, reqs in by_hex.items()},
+        )
+    return geo, code_list, placements
+
+
+class HarmoniesGame(Game):
+    """Harmonies for 1-4 players (one player = the solo mode, HA-V3)."""
+
+    env_id: ClassVar[str] = "harmonies_v0"
+    name: ClassVar[str] = "Harmonies"
+    version: ClassVar[int] = 0
+    min_players: ClassVar[int] = 1
+    max_players: ClassVar[int] = 4
+    default_players: ClassVar[int] = 2
+    options_spec: ClassVar[dict[str, Option]] = {
+        "board_side": Option(
+            "A", "HA-V1: personal board side A (23 spaces, rivers) or B (25 spaces, islands)", choices=("A", "B")
+        ),
+        "spirits": Option(False, "HA-V2: deal 2 Nature's Spirit cards to each player; keep one on the first turn"),
+        "solo": Option(False, "HA-V3: solo mode (requires num_players=1; one player always plays solo)"),
+        "action_features": Option(
+            False, "observation ends with one 1-ply feature per action (points the action gains now); slower"
+        ),
+    }
+    score_scale: ClassVar[float] = 0.01  # spec 7: the one-player reward scale is 1/100
+    conformance_options: ClassVar[list[dict]] = [{}, {"board_side": "B", "spirits": True, "action_features": True}]
+
+    num_actions = NUM_ACTIONS
+
+    def setup(self) -> None:
+        comp = data.components()
+        self.comp = comp
+        self.side: str = self.options["board_side"]
+        self.spirits: bool = bool(self.options["spirits"])
+        self.geo, self.code_list, self.placements = side_tables(self.side)
+        self.size = self.geo.size
+        self.bag0: tuple[int, ...] = tuple(comp["bag"][c] for c in COLOURS)
+        self.cards = data.cards()
+        self.codes = data.pattern_codes()
+        self.code_stacks = [sorted(self.codes[c]) for c in self.code_list]
+        self.tree_pts = comp["tree_points"]
+        self.mountain_pts = comp["mountain_points"]
+        self.river_pts = comp["river_points"]
+        self.end_empty = comp["end_empty_spaces"]
+        self.river_extra = comp["river_extra_per_hex"]
+        self.field_pts, self.field_min = comp["field_points"], comp["field_min_group"]
+        self.building_pts, self.building_colours = comp["building_points"], comp["building_min_colours"]
+        self.island_pts = comp["island_points"]
+        self.all_hexes = tuple(range(self.size))
+        self.around = tuple((h, *self.geo.adjacent[h]) for h in range(self.size))
+
+    # ------------------------------------------------------------ scoring
+    def local_points(self, board: list[int], hexes: tuple[int, ...]) -> tuple[int, int, int]:
+        """Trees (HA-R25), mountains (HA-R26) and buildings (HA-R28) of the given hexes: each
+        depends only on its hex and its neighbours."""
+        adj = self.geo.adjacent
+        trees = mountains = buildings = 0
+        for h in hexes:
+            s = board[h]
+            if IS_TREE[s]:
+                trees += self.tree_pts[HEIGHT[s] - 1]
+            elif IS_MOUNTAIN[s]:
+                for n in adj[h]:
+                    if IS_MOUNTAIN[board[n]]:
+                        mountains += self.mountain_pts[HEIGHT[s] - 1]
+                        break
+            elif IS_BUILDING[s]:
+                colours = {TOP[board[n]] for n in adj[h] if board[n]}
+                if len(colours) >= self.building_colours:
+                    buildings += self.building_pts
+        return trees, mountains, buildings
+
+    def members(self, board: list[int], colour: int) -> int:
+        """Bitmask of the hexes whose top token has ``colour``."""
+        bits = 0
+        for h in range(self.size):
+            if TOP[board[h]] == colour:
+                bits |= 1 << h
+        return bits
+
+    def fields(self, board: list[int]) -> int:
+        """HA-R27: each group of at least 2 yellows scores 5."""
+        groups = self.geo.groups(self.members(board, YELLOW))
+        return sum(self.field_pts for grp in groups if grp.bit_count() >= self.field_min)
+
+    def water(self, board: list[int]) -> int:
+        """HA-R29 (side A): the longest river; HA-V1 (side B): islands."""
+        blue = self.members(board, BLUE)
+        if self.side == "A":
+            length = max((self.geo.diameter(grp) for grp in self.geo.groups(blue)), default=0)
+            return self.river_points(length)
+        return self.island_pts * len(self.geo.groups(self.geo.all_bits & ~blue))
+
+    def river_points(self, length: int) -> int:
+        """HA-R29 table: 0, 0, 2, 5, 8, 11, 15 for lengths 0..6, +4 per hex beyond 6."""
+        pts = self.river_pts
+        if length < len(pts):
+            return pts[length]
+        return pts[-1] + self.river_extra * (length - len(pts) + 1)
+
+    def spirit_points(self, board: list[int], cid: int) -> int:
+        """HA-V2 / spec 2.3: a completed spirit's condition over every matching stack or group."""
+        card = self.cards[cid]
+        size = self.size
+        subj = card.subject
+        if subj in ("tree", "mountain"):
+            kind = IS_TREE if subj == "tree" else IS_MOUNTAIN
+            items = [HEIGHT[board[h]] for h in range(size) if kind[board[h]]]
+        elif subj == "blue_token":
+            items = [1 for h in range(size) if TOP[board[h]] == BLUE]
+        else:
+            if subj == "building_group":
+                members = sum(1 << h for h in range(size) if IS_BUILDING[board[h]])
+            else:
+                members = self.members(board, YELLOW if subj == "yellow_group" else BLUE)
+            items = [grp.bit_count() for grp in self.geo.groups(members)]
+        total = 0
+        for v in items:
+            for lo, hi, pts in card.table:
+                if lo <= v <= hi:
+                    total += pts
+                    break
+        return total
+
+    def check_players(self, num_players: int) -> None:
+        super().check_players(num_players)
+        if self.options["solo"] and num_players != 1:
+            raise ConfigError(f"option solo=True needs num_players=1, got num_players={num_players}")
+
+    def spaces(self, n: int) -> int:
+        return self.comp["central_spaces"]["solo" if n == 1 else "multi"]
+
+    def display_size(self, n: int) -> int:
+        return self.comp["display_size"]["solo" if n == 1 else "multi"]
+
+    def new_initial_state(self, num_players: int) -> HarmoniesState:
+        self.check_players(num_players)
+        st = HarmoniesState(self, int(num_players))
+        st._advance()
+        return st
+
+    # ------------------------------------------------------------ saved states
+    def state_schema(self, n: int) -> Spec:
+        S, D = self.spaces(n), self.display_size(n)
+        colour = Int(0, 5)
+        card = Int(0, 42)
+        return Dict(
+            {
+                "phase": Int(0, len(Phase) - 1),
+                "bag": List(Int(0, 23), length=6),
+                "central": List(List(colour, max_len=3), length=S),
+                "filling": List(Int(0, S - 1), max_len=S, unique=True),
+                "refill_cards": Bool(),
+                "deck": List(Int(1, 32), max_len=32, unique=True, sorted_=True),
+                "display": List(Int(0, 32), length=D),
+                "spirit_deck": List(Int(33, 42), max_len=10, unique=True, sorted_=True),
+                "offers": List(List(Int(33, 42), max_len=2), length=n),
+                "spirit_discard": List(card, length=n),
+                "first": Int(-1, n - 1),
+                "to_move": Int(0, n - 1),
+                "boards": List(List(Int(0, NUM_STACKS - 1), length=HEXES), length=n),
+                "cubes": List(List(card, length=HEXES), length=n),
+                "places": List(List(Tuple(card, Int(0, 5)), length=PLACES), length=n),
+                "completed": List(List(Int(1, 42), max_len=42, unique=True), length=n),
+                "taken": List(Int(-1, 5), length=TAKEN),
+                "took": Bool(),
+                "took_card": Bool(),
+                "taken_from": Int(-1, S - 1),
+                "turns": List(Int(0, 120), length=n),
+                "end_triggered": Bool(),
+                "discarded": List(Int(0, 23), length=6),
+                "solo_discards": List(Int(1, 32), max_len=32, unique=True),
+            }
+        )
+
+    def _state_from_dict(self, d: dict) -> HarmoniesState:
+        st = HarmoniesState(self, d["num_players"])
+        st.phase_id = Phase(d["phase"])
+        st.bag = list(d["bag"])
+        st.central = [list(c) for c in d["central"]]
+        st.filling = list(d["filling"])
+        st.refill_cards = d["refill_cards"]
+        st.deck = list(d["deck"])
+        st.display = list(d["display"])
+        st.spirit_deck = list(d["spirit_deck"])
+        st.offers = [list(o) for o in d["offers"]]
+        st.spirit_discard = list(d["spirit_discard"])
+        st.first, st.to_move = d["first"], d["to_move"]
+        st.boards = [list(b) for b in d["boards"]]
+        st.cubes = [list(c) for c in d["cubes"]]
+        st.places = [[list(p) for p in pl] for pl in d["places"]]
+        st.completed = [list(c) for c in d["completed"]]
+        st.taken = list(d["taken"])
+        st.took, st.took_card, st.taken_from = d["took"], d["took_card"], d["taken_from"]
+        st.turns = list(d["turns"])
+        st.end_triggered = d["end_triggered"]
+        st.discarded = list(d["discarded"])
+        st.solo_discards = list(d["solo_discards"])
+        return st
+
+
+class HarmoniesState(State):
+    """One position of Harmonies."""
+
+    game: HarmoniesGame
+
+    def __init__(self, game: HarmoniesGame, num_players: int):
+        self.game = game
+        self.num_players = n = num_players
+        S, D = game.spaces(n), game.display_size(n)
+        self.phase_id = Phase.SETUP
+        self.bag = list(game.bag0)  # tokens left per colour (public)
+        self.central: list[list[int]] = [[] for _ in range(S)]  # tokens in drawn order (HA-R33)
+        self.filling: list[int] = list(range(S))  # central spaces waiting for tokens, head first
+        self.refill_cards = True  # the display is refilled at this chance phase (HA-R21)
+        self.deck = list(data.ANIMAL_IDS)  # animal cards not yet dealt (a set, sorted)
+        self.display = [0] * D  # card id per display slot, 0 = empty
+        self.spirit_deck: list[int] = list(data.SPIRIT_IDS) if game.spirits else []
+        self.offers: list[list[int]] = [[] for _ in range(n)]  # spirits offered, not yet chosen (hidden)
+        self.spirit_discard = [0] * n  # the spirit each seat did not keep (hidden for good)
+        self.first = -1
+        self.to_move = 0
+        self.boards = [[EMPTY] * HEXES for _ in range(n)]  # stack id per hex
+        self.cubes = [[0] * HEXES for _ in range(n)]  # card id whose cube is on the hex, 0 = none
+        self.places = [[[0, 0] for _ in range(PLACES)] for _ in range(n)]  # [card id, cubes left]
+        self.completed: list[list[int]] = [[] for _ in range(n)]  # completed cards (HA-R19)
+        self.taken = [-1] * TAKEN  # colours taken this turn still to place, -1 = none (HA-R33)
+        self.took = False  # this turn's TAKE is done (or skipped, HA-R24)
+        self.took_card = False  # this turn's card is taken (HA-R13)
+        self.taken_from = -1  # central space emptied this turn
+        self.turns = [0] * n  # turns completed per seat
+        self.end_triggered = False  # HA-R22
+        self.discarded = [0] * 6  # tokens out of the game per colour (HA-R12, HA-V3)
+        self.solo_discards: list[int] = []  # display cards discarded in solo (HA-V3)
+        self._mask = None
+
+    def clone(self) -> HarmoniesState:
+        c = object.__new__(HarmoniesState)
+        c.game, c.num_players, c.phase_id = self.game, self.num_players, self.phase_id
+        c.bag, c.central, c.filling = self.bag[:], [x[:] for x in self.central], self.filling[:]
+        c.refill_cards, c.deck, c.display = self.refill_cards, self.deck[:], self.display[:]
+        c.spirit_deck, c.offers, c.spirit_discard = (
+            self.spirit_deck[:],
+            [x[:] for x in self.offers],
+            self.spirit_discard[:],
+        )
+        c.first, c.to_move = self.first, self.to_move
+        c.boards, c.cubes = [x[:] for x in self.boards], [x[:] for x in self.cubes]
+        c.places = [[q[:] for q in pl] for pl in self.places]
+        c.completed = [x[:] for x in self.completed]
+        c.taken, c.took, c.took_card, c.taken_from = self.taken[:], self.took, self.took_card, self.taken_from
+        c.turns, c.end_triggered = self.turns[:], self.end_triggered
+        c.discarded, c.solo_discards = self.discarded[:], self.solo_discards[:]
+        c._mask = self._mask
+        c.encoder_cache = None
+        return c
+
+    # ------------------------------------------------------------------ turns
+    def current_player(self) -> int:
+        ph = self.phase_id
+        if ph == Phase.SETUP or ph == Phase.REFILL:
+            return CHANCE
+        if ph == Phase.END:
+            return TERMINAL
+        return self.to_move
+
+    def phase(self) -> str:
+        return self.phase_id.name.lower()
+
+    @property
+    def solo(self) -> bool:
+        return self.num_players == 1
+
+    def chance_kind(self) -> Kind | None:
+        """What the chance node draws now (None when nothing is pending)."""
+        if self.filling:
+            return Kind.TOKEN
+        if self.refill_cards and self.deck and 0 in self.display:
+            return Kind.CARD
+        if self.phase_id == Phase.SETUP:
+            if self.game.spirits and any(len(o) < 2 for o in self.offers) and self.first < 0:
+                return Kind.SPIRIT
+            if self.first < 0:
+                return Kind.FIRST
+        return None
+
+    def chance_outcomes(self) -> list[tuple[Any, float]]:
+        k = self.chance_kind()
+        if k == Kind.TOKEN:  # one token drawn from the bag (spec 7)
+            total = sum(self.bag)
+            return [(c, n / total) for c, n in enumerate(self.bag) if n]
+        if k == Kind.CARD:  # HA-R21: uniform over the deck
+            p = 1.0 / len(self.deck)
+            return [(c, p) for c in self.deck]
+        if k == Kind.SPIRIT:  # HA-V2
+            p = 1.0 / len(self.spirit_deck)
+            return [(c, p) for c in self.spirit_deck]
+        n = self.num_players  # section 3.4: the first player at random
+        return [(s, 1.0 / n) for s in range(n)]
+
+    def is_legal_chance(self, outcome: Any) -> bool:
+        if outcome.__class__ is not int:
+            return False
+        k = self.chance_kind()
+        if k == Kind.TOKEN:
+            return 0 <= outcome < 6 and self.bag[outcome] > 0
+        if k == Kind.CARD:
+            return outcome in self.deck
+        if k == Kind.SPIRIT:
+            return outcome in self.spirit_deck
+        return 0 <= outcome < self.num_players
+
+    def sample_chance(self, rng: np.random.Generator) -> Any:
+        k = self.chance_kind()
+        if k == Kind.TOKEN:
+            r = int(rng.integers(sum(self.bag)))
+            for c, n in enumerate(self.bag):
+                if r < n:
+                    return c
+                r -= n
+        if k == Kind.CARD:
+            return self.deck[int(rng.integers(len(self.deck)))]
+        if k == Kind.SPIRIT:
+            return self.spirit_deck[int(rng.integers(len(self.spirit_deck)))]
+        return int(rng.integers(self.num_players))
+
+    # ---------------------------------------------------------------- legality
+    def can_place(self, seat: int, colour: int) -> int:
+        """Bitmask of the hexes where ``seat`` may place a ``colour`` token (HA-R5..R12)."""
+        board, cubes = self.boards[seat], self.cubes[seat]
+        bits = 0
+        for h in range(self.game.size):
+            if not cubes[h] and PLACE_ON[board[h]][colour] >= 0:
+                bits |= 1 << h
+        return bits
+
+    def code_bits(self, seat: int) -> list[int]:
+        """Per pattern code (``game.code_list`` order): bitmask of hexes whose stack matches it."""
+        sb = [0] * NUM_STACKS
+        for h, s in enumerate(self.boards[seat]):
+            sb[s] |= 1 << h
+        return [sum(sb[s] for s in stacks) for stacks in self.game.code_stacks]
+
+    def cube_targets(self, seat: int, card: int, have: list[int] | None = None) -> int:
+        """Bitmask of the hexes where a cube of ``card`` may go now (HA-R15..R17)."""
+        if have is None:
+            have = self.code_bits(seat)
+        cube_code, needs, by_hex = self.game.placements[card]
+        for code in needs:
+            if not have[code]:
+                return 0
+        cubes = self.cubes[seat]
+        cand = have[cube_code]
+        out = 0
+        while cand:
+            low = cand & -cand
+            cand ^= low
+            h = low.bit_length() - 1
+            if cubes[h]:  # HA-R17: the target holds no cube
+                continue
+            for req in by_hex.get(h, ()):
+                for code, bits in req:
+                    if bits & ~have[code]:
+                        break
+                else:
+                    out |= low
+                    break
+        return out
+
+    def unfinished(self, seat: int) -> int:
+        """Cards (animal or spirit) in the seat's places (HA-R13, HA-R19)."""
+        return sum(1 for c, _ in self.places[seat] if c)
+
+    def _legal_mask(self) -> np.ndarray:
+        m = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        p = self.to_move
+        ph = self.phase_id
+        if ph == Phase.CHOOSE_SPIRIT:
+            m[A_SPIRIT : A_SPIRIT + len(self.offers[p])] = 1
+            return m
+        if ph == Phase.SOLO_DISCARD:
+            for i, c in enumerate(self.display):
+                if c:
+                    m[A_DISCARD + i] = 1
+            m[A_DECLINE] = 1
+            return m
+        if not self.took:  # HA-R1, HA-R2: TAKE first, from a non-empty space
+            for s, toks in enumerate(self.central):
+                if toks:
+                    m[A_TAKE + s] = 1
+        else:
+            pending = False
+            done: dict[int, int] = {}
+            for t, c in enumerate(self.taken):  # HA-R4: any remaining token, any legal hex
+                if c < 0:
+                    continue
+                pending = True
+                bits = done.get(c)
+                if bits is None:
+                    bits = done[c] = self.can_place(p, c)
+                base = A_PLACE + HEXES * t
+                while bits:
+                    low = bits & -bits
+                    m[base + low.bit_length() - 1] = 1
+                    bits ^= low
+            if not pending:
+                m[A_END] = 1  # HA-R3
+        if not self.took_card and self.unfinished(p) < PLACES:  # HA-R13
+            for i, c in enumerate(self.display):
+                if c:
+                    m[A_CARD + i] = 1
+        have = None
+        for c, (card, left) in enumerate(self.places[p]):  # HA-R15..R18
+            if card and left:
+                if have is None:
+                    have = self.code_bits(p)
+                bits = self.cube_targets(p, card, have)
+                base = A_CUBE + HEXES * c
+                while bits:
+                    low = bits & -bits
+                    m[base + low.bit_length() - 1] = 1
+                    bits ^= low
+        return m
+
+    # ------------------------------------------------------------------ moves
+    def _apply(self, a: Any) -> None:
+        ph = self.phase_id
+        if ph == Phase.SETUP or ph == Phase.REFILL:
+            self._chance(a)
+        elif ph == Phase.CHOOSE_SPIRIT:
+            self._choose_spirit(a - A_SPIRIT)
+        elif ph == Phase.SOLO_DISCARD:
+            if a != A_DECLINE:  # HA-V3: the card leaves the game
+                i = a - A_DISCARD
+                self.solo_discards.append(self.display[i])
+                self.display[i] = 0
+            self._end_turn()
+        elif a < A_PLACE:
+            self._take(a - A_TAKE)
+        elif a < A_CARD:
+            t, h = divmod(a - A_PLACE, HEXES)
+            self._place(t, h)
+        elif a < A_CUBE:
+            self._take_card(a - A_CARD)
+        elif a < A_END:
+            c, h = divmod(a - A_CUBE, HEXES)
+            self._place_cube(c, h)
+        else:  # A_END
+            if self.solo and not self.took_card and any(self.display):
+                self.phase_id = Phase.SOLO_DISCARD  # HA-V3: the extra decision before the refill
+            else:
+                self._end_turn()
+
+    def _chance(self, a: int) -> None:
+        k = self.chance_kind()
+        if k == Kind.TOKEN:
+            self.bag[a] -= 1
+            space = self.central[self.filling[0]]
+            space.append(a)  # HA-R33: kept in drawn order
+            if len(space) == 3:
+                self.filling.pop(0)
+        elif k == Kind.CARD:
+            self.deck.remove(a)
+            self.display[self.display.index(0)] = a  # lowest empty slot first
+        elif k == Kind.SPIRIT:
+            self.spirit_deck.remove(a)
+            next(o for o in self.offers if len(o) < 2).append(a)  # 2 each, in seat order
+        else:
+            self.first = self.to_move = a
+        self._advance()
+
+    def _advance(self) -> None:
+        """Run the automatic steps until a decision or a chance node is pending."""
+        if self.phase_id not in (Phase.SETUP, Phase.REFILL):
+            return
+        # HA-R20 / HA-V3: a space is filled only while the bag holds 3 tokens; partial refills never happen
+        while self.filling and not self.central[self.filling[0]] and sum(self.bag) < 3:
+            self.filling.clear()
+        if self.chance_kind() is not None:
+            return
+        self.refill_cards = False
+        if self.phase_id == Phase.SETUP:
+            self._start_turn()
+        else:
+            self._finish_turn()
+
+    def _start_turn(self) -> None:
+        self.taken = [-1] * TAKEN
+        self.took = self.took_card = False
+        self.taken_from = -1
+        if self.offers[self.to_move]:  # HA-V2: the choice opens the seat's first turn
+            self.phase_id = Phase.CHOOSE_SPIRIT
+            return
+        self.phase_id = Phase.TURN
+        if not any(self.central):  # HA-R24: nothing to take
+            self.took = True
+
+    def _finish_turn(self) -> None:
+        """After the refills: HA-R22 trigger, HA-R23 final round, next seat."""
+        p, n = self.to_move, self.num_players
+        self.turns[p] += 1
+        empty = sum(1 for h in range(self.game.size) if self.boards[p][h] == EMPTY)
+        if sum(self.bag) < 3 or empty <= self.game.end_empty:
+            self.end_triggered = True
+        if self.end_triggered and p == (self.first - 1) % n:
+            self.phase_id = Phase.END
+            self.taken = [-1] * TAKEN
+            self.took = self.took_card = False
+            self.taken_from = -1
+            return
+        self.to_move = (p + 1) % n
+        self._start_turn()
+
+    def _choose_spirit(self, i: int) -> None:
+        p = self.to_move
+        keep = self.offers[p][i]
+        self.spirit_discard[p] = self.offers[p][1 - i]
+        self.offers[p] = []
+        self._to_place(p, keep)
+        self._start_turn()
+
+    def _to_place(self, p: int, card: int) -> None:
+        """HA-R32: into the lowest free place, filled with its cubes (HA-R14)."""
+        for pl in self.places[p]:
+            if not pl[0]:
+                pl[0], pl[1] = card, self.game.cards[card].cubes
+                return
+        raise AssertionError("no free card place")  # pragma: no cover - masked by HA-R13
+
+    def _take(self, s: int) -> None:
+        self.taken = self.central[s] + [-1] * (TAKEN - len(self.central[s]))
+        self.central[s] = []
+        self.took = True
+        self.taken_from = s
+        self._settle()
+
+    def _place(self, t: int, h: int) -> None:
+        p = self.to_move
+        self.boards[p][h] = PLACE_ON[self.boards[p][h]][self.taken[t]]
+        self.taken[t] = -1
+        self._settle()
+
+    def _take_card(self, i: int) -> None:
+        p = self.to_move
+        card = self.display[i]
+        self.display[i] = 0
+        self.took_card = True
+        self._to_place(p, card)
+
+    def _place_cube(self, c: int, h: int) -> None:
+        p = self.to_move
+        pl = self.places[p][c]
+        self.cubes[p][h] = pl[0]
+        pl[1] -= 1
+        if not pl[1]:  # HA-R19: complete; the place is free again (HA-R32)
+            self.completed[p].append(pl[0])
+            pl[0] = 0
+        self._settle()
+
+    def _settle(self) -> None:
+        """HA-R12: when no unplaced taken token has a legal space, all of them are discarded."""
+        if not self.took:
+            return
+        left = [c for c in self.taken if c >= 0]
+        if not left:
+            return
+        p = self.to_move
+        if any(self.can_place(p, c) for c in set(left)):
+            return
+        for c in left:
+            self.discarded[c] += 1
+        self.taken = [-1] * TAKEN
+
+    def _end_turn(self) -> None:
+        """END_TURN: HA-R20 refill (HA-V3: clear and refill every space), HA-R21 display refill."""
+        if self.solo:
+            for s, toks in enumerate(self.central):
+                for c in toks:
+                    self.discarded[c] += 1
+                self.central[s] = []
+            self.filling = list(range(len(self.central)))
+        elif self.taken_from >= 0:
+            self.filling = [self.taken_from]
+        self.taken_from = -1
+        self.took = self.took_card = False
+        self.refill_cards = True
+        self.phase_id = Phase.REFILL
+        self._advance()
+
+    # ---------------------------------------------------------------- scoring
+    def breakdown(self, seat: int) -> dict[str, int]:
+        """Points of ``seat`` by category (HA-R25..R30, HA-V1, HA-V2)."""
+        g = self.game
+        board = self.boards[seat]
+        trees, mountains, buildings = g.local_points(board, g.all_hexes)
+        cards = 0
+        spirit = 0
+        for cid in self.completed[seat]:
+            card = g.cards[cid]
+            if card.spirit:
+                spirit += g.spirit_points(board, cid)
+            else:
+                cards += card.points[-1]
+        for cid, left in self.places[seat]:  # HA-R30
+            if cid and not g.cards[cid].spirit:
+                placed = g.cards[cid].cubes - left
+                if placed:
+                    cards += g.cards[cid].points[placed - 1]
+        return {
+            "trees": trees,
+            "mountains": mountains,
+            "fields": g.fields(board),
+            "buildings": buildings,
+            "water": g.water(board),
+            "cards": cards,
+            "spirit": spirit,
+        }
+
+    def place_gain(self, seat: int, colour: int, h: int) -> int:
+        """Points ``seat`` gains now by placing a ``colour`` token on hex ``h`` (legal there),
+        recomputing only what the token can change (its hex and neighbours; fields for yellow,
+        water for blue; completed spirits)."""
+        g = self.game
+        board = self.boards[seat]
+        nb = board[:]
+        nb[h] = PLACE_ON[board[h]][colour]
+        around = g.around[h]
+        d = sum(g.local_points(nb, around)) - sum(g.local_points(board, around))
+        if colour == YELLOW:
+            d += g.fields(nb) - g.fields(board)
+        elif colour == BLUE:
+            d += g.water(nb) - g.water(board)
+        for cid in self.completed[seat]:
+            if cid >= 33:
+                d += g.spirit_points(nb, cid) - g.spirit_points(board, cid)
+        return d
+
+    def cube_gain(self, seat: int, c: int) -> int:
+        """Points ``seat`` gains now by placing the next cube of card place ``c``."""
+        g = self.game
+        cid, left = self.places[seat][c]
+        card = g.cards[cid]
+        if card.spirit:
+            return g.spirit_points(self.boards[seat], cid)
+        placed = card.cubes - left
+        return card.points[placed] - (card.points[placed - 1] if placed else 0)
+
+    def score(self, seat: int) -> int:
+        """HA-R31 total of ``seat``."""
+        return sum(self.breakdown(seat).values())
+
+    def cubes_on_board(self, seat: int) -> int:
+        return sum(1 for c in self.cubes[seat] if c)
+
+    def scores(self) -> list[float]:
+        return [float(self.score(p)) for p in range(self.num_players)]  # HA-R35
+
+    def winners(self) -> list[int]:
+        """HA-R31: the highest total; tie: the most cubes on the board; still tied: shared."""
+        s = self.scores()
+        best = max(s)
+        tied = [p for p in range(self.num_players) if s[p] == best]
+        cubes = {p: self.cubes_on_board(p) for p in tied}
+        most = max(cubes.values())
+        return [p for p in tied if cubes[p] == most]
+
+    def suns(self) -> int:
+        """HA-V3 solo suns of seat 0 (information only, HA-R35)."""
+        ss = self.game.comp["solo_suns"]
+        pts = self.score(0)
+        suns = sum(1 for t in ss["thresholds"] if pts >= t)
+        if self.game.side == "A":
+            suns += ss["side_a_bonus"]
+        if not self.game.spirits:
+            suns += ss["no_spirit_bonus"]
+        else:
+            kept = [c for c in self.completed[0] + [c for c, _ in self.places[0]] if c >= 33]
+            if kept and kept[0] in ss["spirit_bonus_ids"]:
+                suns += ss["spirit_bonus"]
+        return suns
+
+    # ------------------------------------------------------ hidden information
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> HarmoniesState:
+        """Re-deal the spirits ``seat`` cannot see: other seats' offers and discarded spirits."""
+        s = self.clone()
+        if not self.game.spirits:
+            return s
+        others = [p for p in range(s.num_players) if p != seat]
+        unseen = list(s.spirit_deck)
+        for p in others:
+            unseen += s.offers[p]
+            if s.spirit_discard[p]:
+                unseen.append(s.spirit_discard[p])
+        perm = [int(x) for x in rng.permutation(len(unseen))]
+        pool = [unseen[i] for i in perm]
+        for p in others:
+            k = len(s.offers[p])
+            s.offers[p], pool = pool[:k], pool[k:]
+            if s.spirit_discard[p]:
+                s.spirit_discard[p], pool = pool[0], pool[1:]
+        s.spirit_deck = sorted(pool)
+        s._mask = None
+        return s
+
+    # ------------------------------------------------------------ saved states
+    def _to_dict(self) -> dict:
+        return {
+            "phase": int(self.phase_id),
+            "bag": list(self.bag),
+            "central": [list(c) for c in self.central],
+            "filling": list(self.filling),
+            "refill_cards": self.refill_cards,
+            "deck": sorted(self.deck),
+            "display": list(self.display),
+            "spirit_deck": sorted(self.spirit_deck),
+            "offers": [list(o) for o in self.offers],
+            "spirit_discard": list(self.spirit_discard),
+            "first": self.first,
+            "to_move": self.to_move,
+            "boards": [list(b) for b in self.boards],
+            "cubes": [list(c) for c in self.cubes],
+            "places": [[list(p) for p in pl] for pl in self.places],
+            "completed": [list(c) for c in self.completed],
+            "taken": list(self.taken),
+            "took": self.took,
+            "took_card": self.took_card,
+            "taken_from": self.taken_from,
+            "turns": list(self.turns),
+            "end_triggered": self.end_triggered,
+            "discarded": list(self.discarded),
+            "solo_discards": list(self.solo_discards),
+        }
+
+    def check_invariants(self) -> None:  # noqa: C901 - one list of conservation laws
+        g = self.game
+        n = self.num_players
+        size = g.size
+        ph = self.phase_id
+        # tokens: every token in exactly one place, per colour (spec 2)
+        count = [0] * 6
+        for toks in self.central:
+            assert len(toks) <= 3, "a central space holds at most 3 tokens"
+            for c in toks:
+                count[c] += 1
+        for c in self.taken:
+            if c >= 0:
+                count[c] += 1
+        for p in range(n):
+            b = self.boards[p]
+            assert all(s == EMPTY for s in b[size:]), "no token outside the board side"
+            assert all(not c for c in self.cubes[p][size:]), "no cube outside the board side"
+            for s in b:
+                for ch in STACKS[s]:
+                    count[COLOURS.index(ch)] += 1
+        for c in range(6):
+            assert self.bag[c] + count[c] + self.discarded[c] == g.bag0[c], f"tokens of colour {COLOURS[c]} conserved"
+        # central board: full spaces, except the one being filled or emptied (HA-R20, HA-R33)
+        S = len(self.central)
+        for s in range(S):
+            k = len(self.central[s])
+            if self.filling and s == self.filling[0]:
+                assert k < 3, "the space being filled is not full"
+            elif s in self.filling:
+                assert k == 0, "spaces wait for tokens empty"
+            else:
+                assert k in (0, 3), "a central space holds 0 or 3 tokens"
+                if k == 0 and s != self.taken_from:
+                    assert sum(self.bag) < 3 and (self.end_triggered or ph == Phase.REFILL), (
+                        "an empty central space means the bag ran low (HA-R20, HA-R22)"
+                    )
+        if ph in (Phase.SETUP, Phase.REFILL):
+            assert self.chance_kind() is not None, "a chance node has something to draw"
+            assert self.refill_cards or self.chance_kind() != Kind.CARD
+        else:
+            assert not self.filling and not self.refill_cards, "refills happen only at chance nodes"
+        if self.filling:
+            assert self.filling == list(range(self.filling[0], self.filling[0] + len(self.filling))), "filled in order"
+            assert self.central[self.filling[0]] or sum(self.bag) >= 3, "a fill starts with 3 tokens in the bag"
+            assert self.solo or len(self.filling) == 1 or ph == Phase.SETUP, "one space refilled per turn"
+            if ph == Phase.SETUP or self.solo:
+                assert self.filling[-1] == S - 1, "spaces filled in order 0, 1, 2 ..."
+        # cards: every animal card in exactly one place
+        animals: list[int] = list(self.deck) + [c for c in self.display if c] + list(self.solo_discards)
+        spirits: list[int] = list(self.spirit_deck) + [c for o in self.offers for c in o]
+        spirits += [c for c in self.spirit_discard if c]
+        for p in range(n):
+            kept = 0
+            for cid, left in self.places[p]:
+                if cid == 0:
+                    assert left == 0, "an empty place holds no cubes"
+                    continue
+                assert 1 <= left <= g.cards[cid].cubes, "a card in a place has cubes left (HA-R19)"
+                (spirits if cid >= 33 else animals).append(cid)
+                kept += cid >= 33
+            for cid in self.completed[p]:
+                (spirits if cid >= 33 else animals).append(cid)
+                kept += cid >= 33
+            assert kept <= 1, "a seat keeps at most one spirit"
+            if g.spirits and ph != Phase.SETUP:
+                assert (kept == 1 and self.spirit_discard[p]) or (
+                    kept == 0 and len(self.offers[p]) == 2 and not self.spirit_discard[p]
+                ), "a seat holds its 2 offers or has kept one and discarded the other"
+            # cubes on the board: as many as placed from each card, on stacks
+            on_board: dict[int, int] = {}
+            for h in range(size):
+                cid = self.cubes[p][h]
+                if cid:
+                    assert self.boards[p][h] != EMPTY, "a cube lies on a stack"
+                    on_board[cid] = on_board.get(cid, 0) + 1
+            placed = {cid: g.cards[cid].cubes - left for cid, left in self.places[p] if cid}
+            placed.update({cid: g.cards[cid].cubes for cid in self.completed[p]})
+            assert {k: v for k, v in placed.items() if v} == on_board, "cubes on the board match the cards"
+            assert all(0 < c <= 32 or (g.spirits and c >= 33) for c in on_board)
+        assert sorted(animals) == list(data.ANIMAL_IDS), "32 animal cards, each in one place"
+        if g.spirits:
+            assert sorted(spirits) == list(data.SPIRIT_IDS), "10 spirit cards"
+        else:
+            assert not spirits, "no spirits without HA-V2"
+        if self.solo_discards:
+            assert self.solo, "only solo discards display cards"
+        # seats and turns
+        if ph == Phase.SETUP:
+            assert self.first < 0 and self.to_move == 0 and not any(self.turns), "nothing happens before the start"
+            assert not any(any(b) for b in self.boards) and not self.end_triggered
+            assert all(not c for pl in self.places for c, _ in pl) and not any(self.completed)
+            if g.spirits:
+                dealt = [len(o) for o in self.offers]
+                k = sum(dealt)
+                assert dealt == [min(2, max(0, k - 2 * p)) for p in range(n)], "spirits dealt 2 each in seat order"
+                if k:
+                    assert not self.filling and all(self.display), "spirits are dealt after the display"
+            dealt_cards = [c for c in self.display if c]
+            assert self.display[: len(dealt_cards)] == dealt_cards, "the display is dealt slot by slot"
+            if dealt_cards:
+                assert not self.filling, "the display is dealt after the central board"
+            assert self.taken == [-1] * TAKEN and not self.took and not self.took_card and self.taken_from < 0
+            assert self.refill_cards
+            return
+        assert self.first >= 0, "the first player is drawn at setup"
+        r = (self.to_move - self.first) % n
+        base = self.turns[self.to_move]
+        if ph == Phase.END:
+            assert self.end_triggered and all(t == base for t in self.turns), "HA-R23: equal turns at the end"
+            assert self.taken == [-1] * TAKEN and not self.took and not self.took_card and self.taken_from < 0
+            return
+        assert all(self.turns[(self.first + i) % n] == base + (i < r) for i in range(n)), "turns in seat order"
+        if ph == Phase.REFILL:
+            assert self.taken == [-1] * TAKEN and not self.took and not self.took_card and self.taken_from < 0
+            assert self.refill_cards
+            return
+        p = self.to_move
+        holes = self.display.count(0)
+        if self.deck:
+            assert holes == int(self.took_card), "the display is refilled between turns (HA-R21)"
+        else:
+            assert holes >= int(self.took_card)
+        if ph == Phase.CHOOSE_SPIRIT:
+            assert g.spirits and len(self.offers[p]) == 2 and self.turns[p] == 0
+            assert self.taken == [-1] * TAKEN and not self.took and not self.took_card and self.taken_from < 0
+            return
+        assert not self.offers[p], "the spirit is chosen before the turn goes on"
+        if not self.took:
+            assert self.taken == [-1] * TAKEN and self.taken_from < 0, "TAKE comes before placements (HA-R2)"
+            assert any(self.central), "HA-R24: with nothing to take the TAKE is skipped"
+        elif self.taken_from >= 0:
+            assert not self.central[self.taken_from], "the taken space is empty"
+        else:
+            assert self.taken == [-1] * TAKEN and not any(self.central), "HA-R24: the skipped TAKE takes nothing"
+        pending = [c for c in self.taken if c >= 0]
+        if pending:
+            assert any(self.can_place(p, c) for c in set(pending)), "HA-R12: unplaceable tokens are discarded"
+        if ph == Phase.SOLO_DISCARD:
+            assert self.solo and not self.took_card and any(self.display) and self.took and not pending
+
+    def action_to_string(self, a: Any) -> str:
+        if self.is_chance_node():
+            k = self.chance_kind()
+            if k == Kind.TOKEN:
+                return f"draw {COLOURS[a]} token"
+            if k == Kind.CARD:
+                return f"deal animal card {a}"
+            if k == Kind.SPIRIT:
+                return f"deal spirit card {a}"
+            return f"first player {a}"
+        geo = self.game.geo
+        if a < A_PLACE:
+            return f"take space {a}"
+        if a < A_CARD:
+            t, h = divmod(a - A_PLACE, HEXES)
+            c = self.taken[t]
+            where = geo.spaces[h] if h < geo.size else h
+            return f"place {COLOURS[c] if c >= 0 else '?'} (slot {t}) on {where}"
+        if a < A_CUBE:
+            return f"take card {self.display[a - A_CARD]} (slot {a - A_CARD})"
+        if a < A_END:
+            c, h = divmod(a - A_CUBE, HEXES)
+            where = geo.spaces[h] if h < geo.size else h
+            return f"cube of card {self.places[self.to_move][c][0]} (place {c}) on {where}"
+        if a == A_END:
+            return "end turn"
+        if a < A_DISCARD:
+            i = a - A_SPIRIT
+            o = self.offers[self.to_move]
+            return f"keep spirit {o[i] if i < len(o) else '?'}"
+        if a < A_DECLINE:
+            return f"discard card {self.display[a - A_DISCARD]} (slot {a - A_DISCARD})"
+        return "decline"
