@@ -110,6 +110,10 @@ def create_app(hub: Hub | None = None) -> FastAPI:
     async def _bz_error(_: Request, e: BoardZooError) -> JSONResponse:
         return JSONResponse({"error": str(e)}, status_code=400)
 
+    @app.exception_handler(Exception)
+    async def _internal(_: Request, e: Exception) -> JSONResponse:  # a bug of ours: say so, keep serving
+        return JSONResponse({"error": f"internal error ({type(e).__name__}: {e})"[:500]}, status_code=500)
+
     @app.exception_handler(RequestValidationError)
     async def _bad_request(_: Request, e: RequestValidationError) -> JSONResponse:
         return JSONResponse({"error": f"bad request: {e.errors()}"[:500]}, status_code=400)

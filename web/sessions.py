@@ -241,6 +241,7 @@ class Table:
             "env_id": g.env_id,
             "name": g.name or g.env_id,
             "num_players": self.num_players,
+            "options": dict(g.options),
             "seats": list(self.seats),
             "you": seat,
             "move": len(self.actions),
@@ -462,6 +463,7 @@ class Hub:
         bot_delay: Any = None,
     ) -> tuple[str, Table]:
         from boardzoo.envs import names
+        from boardzoo.training.bots import default_options
 
         if not isinstance(env_id, str) or env_id not in names():
             raise WebError(404, f"unknown game {env_id!r}; games here: {names()}")
@@ -470,11 +472,14 @@ class Hub:
         if not isinstance(options, dict):
             raise WebError(400, "options: expected an object of game options")
         try:
-            game = make_game(env_id, **options)
-            game.check_players(num_players)
+            make_game(env_id).check_players(num_players)
         except BoardZooError as e:
             raise WebError(400, str(e)) from None
         lineup = check_seats(seats, num_players)
+        try:  # a shipped bot brings the options it was trained with; the user's own options win
+            game = make_game(env_id, **{**default_options(env_id, lineup), **options})
+        except BoardZooError as e:
+            raise WebError(400, str(e)) from None
         if seed is None:
             seed = secrets.randbelow(2**31)
         if seed.__class__ is not int or not 0 <= seed < 2**63:

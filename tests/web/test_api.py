@@ -203,8 +203,9 @@ def test_games_are_isolated_and_idle_ones_are_dropped(client, clock, hub):
 
 def test_the_server_holds_a_bounded_number_of_games(client, hub):
     for _ in range(hub.max_items):
-        new_game(client, seats=("random", "random"))
-    r = client.post("/api/games", json={"env_id": "hydropolis_v0", "num_players": 2, "seats": ["random", "random"]})
+        new_game(client, seats=("random", "random"), bot_delay=5)
+    body = {"env_id": "hydropolis_v0", "num_players": 2, "seats": ["random", "random"], "bot_delay": 5}
+    r = client.post("/api/games", json=body)
     refused(r, 429, "try again later")
 
 
@@ -339,3 +340,15 @@ def test_downforce_bids_stay_secret_until_the_reveal(client, hub):
     for seen in (other, spectator):
         assert seen["log"][-1]["text"] == f"P{p} (human): (a secret choice)"
         assert card not in json.dumps(seen), "another seat learns the secret bid"
+
+
+def test_a_neural_seat_plays_under_its_cards_options(client):
+    pytest.importorskip("torch", reason="the shipped bot needs the bots extra (torch)")
+    gid, tokens = new_game(client, env_id="hydropolis_v0", seats=("human", "neural"), seed=3)
+    v = view(client, gid, 0, tokens[0])
+    assert v["options"]["action_features"] is True, "the shipped bot's card options"
+    for _ in range(6):  # seed 3: seat 0 starts; after its turn (select, lay) the bot answers
+        if any(e["seat"] == 1 for e in v["log"]):
+            break
+        v = move(client, gid, 0, tokens[0], v["legal"][0]["action"], v["move"]).json()
+    assert any(e["seat"] == 1 for e in v["log"]), "the neural bot moved"
