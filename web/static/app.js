@@ -234,7 +234,8 @@ function renderTable(v) {
   if (!changed) return;
   table.move = v.move;
   const you = v.you === null ? "watching" : `you are P${v.you}`;
-  $("table-title").textContent = `${v.name} - ${v.num_players} players - ${you}`;
+  const lineup = v.seats.map((k, s) => `P${s} ${s === v.you ? "you" : k}`).join(", ");
+  $("table-title").textContent = `${v.name} - ${you} (${lineup})`;
   $("board").src = `/api/games/${table.id}/board.png?m=${v.move}`;
   $("public").textContent = v.public_text;
   $("private-box").hidden = !v.private_text;
