@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import select
 import subprocess
 import sys
 import time
@@ -30,6 +31,9 @@ def test_serve_prints_its_url_and_serves_the_lobby():
         deadline = time.monotonic() + 60
         line = ""
         while time.monotonic() < deadline:
+            ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                break
             line = proc.stdout.readline()
             if "http://" in line or proc.poll() is not None:
                 break
