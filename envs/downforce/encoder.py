@@ -170,6 +170,7 @@ class DownforceEncoder(Encoder):
         self.dec_pieces: dict[tuple[int, ...], bytes] = {}
         self.card_pieces: dict[tuple[int, bool, int], bytes] = {}
         self.no_card_piece = bytes(4 * (self.money - self.cur_card))
+        self.subject_f = [np.float32(k * SUBJECT_SCALE).tobytes() for k in range(9)]  # subject entry, 0..8 / 8
         self.zeros_auction_f = bytes(4 * (self.hand - self.eligible))
         self.zeros_end_f = bytes(4 * (off - self.money))
         self.zeros_dyn = bytes(off - self.semi_end)
@@ -252,11 +253,71 @@ class DownforceEncoder(Encoder):
             o[self.ignored - self.cur_card + ignored] = 1.0
         return o.tobytes()
 
-    def encode(self, state: DownforceState, seat: int) -> np.ndarray:
-        """What ``seat`` sees of ``state`` (see the module doc)."""
+    def encode(self, st: DownforceState, seat: int) -> np.ndarray:
+        """What ``seat`` sees of ``st`` (see the module doc)."""
+        L = self
+        cache = st.encoder_cache
+        if cache is None:
+            cache = st.encoder_cache = {}
+        if st.stage == RACE:
+            # During a race turn only the cars and the decision change from one sub-step to the next,
+            # and the cards with each card played: the observation is joined from float32 pieces,
+            # the head (static and betting regions) cached per seat (keyed by what can change it within
+            # the race stage), the cards and the cars with caches of their own, the decision and the
+            # current card from the encoder's tables of those pieces.
+            tr = st.triggered
+            rk = (len(st.bet_k), tr[0], tr[1], tr[2])
+            rb = cache.get(-11 - seat)
+            if rb is None or rb[0] != rk:
+                head = np.multiply(
+                    np.frombuffer(_encode_rest(st, seat, L, True), dtype=np.uint8), L.scale, dtype=np.float32
+                )
+                rb = cache[-11 - seat] = (rk, head[: L.semi_end].tobytes())
+            hc = cache.get(-21 - seat)  # in a race only a play changes the cards block
+            if hc is None or hc[0] != len(st.played):
+                cards = np.multiply(
+                    np.frombuffer(_cards(st, seat, L)[1], dtype=np.uint8), L.cards_scale, dtype=np.float32
+                )
+                hc = cache[-21 - seat] = (len(st.played), cards.tobytes())
+            rel = L.rel[st.num_players][seat]
+            dt = st.dec_type
+            args = st.dec_args
+            kind = args[0] if dt == D_YESNO or dt == D_COLOR else -1
+            ds = st.dec_seat
+            tp = st.turn_player
+            dkey = (dt, kind, rel[ds] if ds >= 0 else -1, ds == seat, rel[tp] if tp >= 0 else -1)
+            dp = L.dec_pieces.get(dkey)
+            if dp is None:
+                dp = L.dec_pieces[dkey] = L.decision_piece(*dkey)
+            cur = st.cur_card
+            if cur >= 0:
+                lo = st.line_order
+                ckey2 = (cur, len(lo) > 1 and lo[0] > lo[-1], st.ignored)
+                cp = L.card_pieces.get(ckey2)
+                if cp is None:
+                    cp = L.card_pieces[ckey2] = L.card_piece(*ckey2)
+            else:
+                cp = L.no_card_piece
+            ckey = (st.stamp_counter, len(st.finish_order), len(st.played))
+            cc = cache.get("carsF")
+            if cc is None or cc[0] != ckey:
+                cc = cache["carsF"] = (ckey, _encode_cars(st, L, True))
+            cars = cc[1]
+            subject = -1
+            if dt == D_STEER:
+                subject = args[0]
+            elif kind >= 2 and dt == D_YESNO:  # prompts about one car (see rules.YESNO_KINDS)
+                subject = args[2] if kind == 2 else args[1]
+            if subject >= 0:  # the subject car; for a STEER its movement left / 8 (8 / 8 otherwise)
+                k = (subject * CAR_DYN + CAR_SUBJECT) * 4
+                cars = cars[:k] + L.subject_f[min(args[1], 8) if dt == D_STEER else 8] + cars[k + 4 :]
+            buf = bytearray().join((rb[1], dp, cars, L.zeros_auction_f, hc[1], cp, L.zeros_end_f))
+            obs = np.frombuffer(buf, dtype=np.float32)  # (writable: it views a new bytearray)
+        else:
+            obs = _encode_other(st, seat, L)
         if self.action_feature_offset is None:
-            return _encode(state, seat, self)
-        return np.concatenate([_encode(state, seat, self), action_features(state, seat)])
+            return obs
+        return np.concatenate([obs, action_features(st, seat)])
 
 
 def _cache(st: DownforceState) -> dict[Any, Any]:
@@ -357,62 +418,8 @@ def _encode_cars(st: DownforceState, L: DownforceEncoder, floats: bool = False) 
     return b"".join([cb[p][r] + mb[m][n] for p, r, m, n in zip(codes, rank, st.turn_moved, st.turn_nonrect)])
 
 
-def _encode(st: DownforceState, seat: int, L: DownforceEncoder) -> np.ndarray:
-    """The observation of ``seat`` without the action features (see module doc)."""
-    cache = _cache(st)
-    if st.stage == RACE:
-        # During a race turn only the cars and the decision change from one sub-step to the next,
-        # and the cards with each card played: the observation is joined from float32 pieces,
-        # the head (static and betting regions) cached per seat (keyed by what can change it within
-        # the race stage), the cards and the cars with caches of their own, the decision and the
-        # current card from the encoder's tables of those pieces.
-        tr = st.triggered
-        rk = (len(st.bet_k), tr[0], tr[1], tr[2])
-        rb = cache.get(-11 - seat)
-        if rb is None or rb[0] != rk:
-            head = np.multiply(
-                np.frombuffer(_encode_rest(st, seat, L, True), dtype=np.uint8), L.scale, dtype=np.float32
-            )
-            rb = cache[-11 - seat] = (rk, head[: L.semi_end].tobytes())
-        hc = cache.get(-21 - seat)  # in a race only a play changes the cards block
-        if hc is None or hc[0] != len(st.played):
-            cards = np.multiply(np.frombuffer(_cards(st, seat, L)[1], dtype=np.uint8), L.cards_scale, dtype=np.float32)
-            hc = cache[-21 - seat] = (len(st.played), cards.tobytes())
-        rel = L.rel[st.num_players][seat]
-        dt = st.dec_type
-        args = st.dec_args
-        kind = args[0] if dt == D_YESNO or dt == D_COLOR else -1
-        ds = st.dec_seat
-        tp = st.turn_player
-        dkey = (dt, kind, rel[ds] if ds >= 0 else -1, ds == seat, rel[tp] if tp >= 0 else -1)
-        dp = L.dec_pieces.get(dkey)
-        if dp is None:
-            dp = L.dec_pieces[dkey] = L.decision_piece(*dkey)
-        cur = st.cur_card
-        if cur >= 0:
-            lo = st.line_order
-            ckey2 = (cur, len(lo) > 1 and lo[0] > lo[-1], st.ignored)
-            cp = L.card_pieces.get(ckey2)
-            if cp is None:
-                cp = L.card_pieces[ckey2] = L.card_piece(*ckey2)
-        else:
-            cp = L.no_card_piece
-        ckey = (st.stamp_counter, len(st.finish_order), len(st.played))
-        cc = cache.get("carsF")
-        if cc is None or cc[0] != ckey:
-            cc = cache["carsF"] = (ckey, _encode_cars(st, L, True))
-        cars = cc[1]
-        subject = -1
-        if dt == D_STEER:
-            subject = args[0]
-        elif kind >= 2 and dt == D_YESNO:  # prompts about one car (see rules.YESNO_KINDS)
-            subject = args[2] if kind == 2 else args[1]
-        if subject >= 0:  # the subject car; for a STEER its movement left / 8
-            k = (subject * CAR_DYN + CAR_SUBJECT) * 4
-            v = min(args[1], 8) * SUBJECT_SCALE if dt == D_STEER else 1.0
-            cars = cars[:k] + np.float32(v).tobytes() + cars[k + 4 :]
-        buf = bytearray().join((rb[1], dp, cars, L.zeros_auction_f, hc[1], cp, L.zeros_end_f))
-        return np.frombuffer(buf, dtype=np.float32)  # (writable: it views a new bytearray)
+def _encode_other(st: DownforceState, seat: int, L: DownforceEncoder) -> np.ndarray:
+    """The observation outside the race stage (without the action features)."""
     o = _encode_rest(st, seat, L)
     _encode_decision(st, seat, o, L)
     out = np.multiply(np.frombuffer(o, dtype=np.uint8), L.scale, dtype=np.float32)

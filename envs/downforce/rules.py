@@ -125,13 +125,14 @@ class Task(IntEnum):
 STAGE_NAMES = ("grid", "deal", "order", "powers", "auction", "power", "race", "bet", "end")
 DEC_NAMES = ("", "bid", "power", "play", "wild", "steer", "yesno", "color", "bet")
 TASK_NAMES = ("pre", "line", "move", "after_line", "experienced", "turn_end", "determined", "end_turn")
-_STAGE_OF = {name: Stage(i) for i, name in enumerate(STAGE_NAMES)}
-_DEC_OF = {name: Dec(i) for i, name in enumerate(DEC_NAMES)}
-_TASK_OF = {name: Task(i) for i, name in enumerate(TASK_NAMES)}
-# module-level names of the members the hot paths compare with (global lookups)
-GRID, DEAL, ORDER, POWERS, AUCTION, POWER, RACE, BET, END = Stage
-NONE, D_BID, D_POWER, D_PLAY, D_WILD, D_STEER, D_YESNO, D_COLOR, D_BET = Dec
-PRE, LINE, MOVE, AFTER_LINE, EXPERIENCED_T, TURN_END, DETERMINED_T, END_TURN = Task
+_STAGE_OF = {name: i for i, name in enumerate(STAGE_NAMES)}
+_DEC_OF = {name: i for i, name in enumerate(DEC_NAMES)}
+_TASK_OF = {name: i for i, name in enumerate(TASK_NAMES)}
+# The state holds the members' values as plain ints (``state.stage == Stage.RACE`` holds): the hot
+# paths compare them with these module-level names, and exact ints compare fastest.
+GRID, DEAL, ORDER, POWERS, AUCTION, POWER, RACE, BET, END = map(int, Stage)
+NONE, D_BID, D_POWER, D_PLAY, D_WILD, D_STEER, D_YESNO, D_COLOR, D_BET = map(int, Dec)
+PRE, LINE, MOVE, AFTER_LINE, EXPERIENCED_T, TURN_END, DETERMINED_T, END_TURN = map(int, Task)
 
 # decision types as the observation lists them (index = Dec - 1)
 DEC_TYPES = DEC_NAMES[1:]
@@ -395,7 +396,7 @@ class DownforceGame(Game):
             "money": S.List(S.Int(money_low, money_high), length=n),
             # car, start space, moved, betting lines crossed, narrow entered: per line with powers
             # (their rules read it); without powers only counts over the game (line finishes,
-            # betting lines crossed by lines; see ``_line_go``)
+            # betting lines crossed by lines; see ``_line_move``)
             "line_track": (
                 S.Tuple(S.Const(NO_CAR), S.Const(-1), S.Int(0, NUM_CARS + advance), S.Int(0, 3 * NUM_CARS), S.Int(0, 1))
                 if not self.powers_on
@@ -469,7 +470,7 @@ class DownforceState(State):
         self.game = game
         self.num_players = n = num_players
         self._mask = None
-        self.stage: Stage = GRID
+        self.stage: int = GRID  # a Stage
         self.chance_k = 0
         self.grid_cars = [NO_CAR] * NUM_CARS  # car on grid position k (P1 = 0)
         self.deal_pool = list(range(NUM_REGULAR))
@@ -499,7 +500,7 @@ class DownforceState(State):
         self.turn_moved = [0] * NUM_CARS
         self.turn_nonrect = [0] * NUM_CARS
         self.line_track = [NO_CAR, -1, 0, 0, 0]  # car, start space, moved, betting lines crossed, narrow entered
-        self.tasks: list[list[int]] = []  # [Task, *args], the last runs next
+        self.tasks: list[list[int]] = []  # [Task value, *args], the last runs next
         self.triggered = [0, 0, 0]
         self.bet_queue: list[int] = []
         self.bet_round = -1
@@ -507,7 +508,7 @@ class DownforceState(State):
         self.bet_rounds_pos: list[list[int]] = []  # per held round: position 1..6 of each car (DF-R27)
         self.bet_rounds_open: list[list[int]] = []  # per held round: 1 if the car could be bet on
         self.bets: list[list[int]] = []  # per held round: car per seat (-1 not yet)
-        self.dec_type: Dec = NONE
+        self.dec_type: int = NONE  # a Dec
         self.dec_seat = CHANCE
         self.dec_args: list[int] = []
         self.money = [0] * n
@@ -696,7 +697,7 @@ class DownforceState(State):
         self._after_auction()
 
     # ================================================================== race
-    def _set_dec(self, kind: Dec, seat: int, args: list[int]) -> None:
+    def _set_dec(self, kind: int, seat: int, args: list[int]) -> None:
         self.dec_type = kind
         self.dec_seat = seat
         self.dec_args = args
@@ -765,28 +766,33 @@ class DownforceState(State):
         place = self.place
         return [c for c in range(NUM_CARS) if not place[c] and c not in printed]
 
-    def _line_move(self, li: int, car: int) -> None:
+    def _line_move(self, li: int, car: int, bonus: int = -1) -> None:
+        """Line ``li`` moves ``car`` (task MOVE, run at once), then (task AFTER_LINE) the powers that
+        follow it. ``bonus``: Aggressive's answer (-1: not asked yet). Without powers AFTER_LINE
+        has nothing to do: it is put on the stack only when the movement pauses for a decision
+        (where a saved state shows it). Without powers no rule reads ``line_track`` either: it is
+        not reset per line and only counts the line finishes and the betting lines crossed by
+        lines (the saved form such states have always had)."""
         if self.place[car] or car == self.ignored:  # DF-R14, DF-V1.4
             return
-        cur = self.turn_player
-        if li == 0 and self.owner[car] == cur and self.power(cur) == AGGRESSIVE:  # DF-V1.1
-            self._set_dec(D_YESNO, cur, [Y_AGGRESSIVE, li, car])
-            return
-        self._line_go(li, car, 0)
-
-    def _line_go(self, li: int, car: int, bonus: int) -> None:
-        """The line's movement, then (task AFTER_LINE) the powers that follow it. Without powers no
-        rule reads ``line_track``: it is not reset per line and only counts the line finishes and
-        the betting lines crossed by lines (the saved form such states have always had)."""
-        cur = self.turn_player
-        speed = self.game.deck[self.cur_card][li][1] + bonus
+        speed = self.game.deck[self.cur_card][li][1]
         start = self.pos[car]
-        if self.game.powers_on:
-            if self.owner[car] == cur and self.power(cur) == BOLD and speed in (1, 2):  # DF-V2.4
+        powers = self.game.powers_on
+        if powers:
+            cur = self.turn_player
+            p = self.power(cur) if self.owner[car] == cur else NO_POWER
+            if bonus < 0:
+                if li == 0 and p == AGGRESSIVE:  # DF-V1.1
+                    self._set_dec(D_YESNO, cur, [Y_AGGRESSIVE, li, car])
+                    return
+                bonus = 0
+            speed += bonus
+            if p == BOLD and speed in (1, 2):  # DF-V2.4
                 speed = BOLD_SPEED
             self.line_track = [car, start, 0, 0, 0]
-        self.tasks.append([AFTER_LINE, car, start])
-        self._t_move(car, speed, 1)  # (task MOVE, run at once)
+        self._t_move(car, speed, 1)
+        if powers or self.dec_type:
+            self.tasks.append([AFTER_LINE, car, start])
 
     def _steerer(self, car: int) -> int:
         """Who chooses among several legal steps (DF-R20): -1 = automatic."""
@@ -796,10 +802,12 @@ class DownforceState(State):
                 return o
         return self.turn_player if self.game.manual else -1
 
-    def _t_move(self, car: int, left: int, is_line: int) -> None:
+    def _t_move(self, car: int, left: int, is_line: int, first: int = -1) -> None:
         """Move ``car`` up to ``left`` spaces (DF-R16 .. DF-R21): straight, else the lower lane's
         diagonal, else the other (DF-R20's automatic order); where several steps are free and a
-        player steers, a STEER decision pauses it (its answer continues here)."""
+        player steers, a STEER decision pauses it. ``first``: the space of a first step already
+        chosen (a STEER answer, Experienced). Each step takes the next entry stamp (DF-R27) and
+        may cross a betting line (DF-R23)."""
         g = self.game
         occ = self.occ
         pos = self.pos
@@ -812,41 +820,46 @@ class DownforceState(State):
             if sid // LANES == last:  # DF-R21
                 self._finish(car, is_line)
                 return
-            nsid = -1
-            for _, s2 in steps[sid]:  # DF-R16, DF-R17
-                if occ[s2] < 0:
-                    if nsid < 0:
-                        nsid = s2
-                        continue
-                    who = self._steerer(car)  # a second free step: a choice (DF-R20)
-                    if who >= 0:
-                        free = [k for k, s3 in steps[sid] if occ[s3] < 0]
-                        self._set_dec(D_STEER, who, [car, left, is_line, *free])
+            if first >= 0:
+                nsid = first
+                first = -1
+            else:
+                nsid = -1
+                for k, s2 in steps[sid]:  # DF-R16, DF-R17
+                    if occ[s2] < 0:
+                        if nsid < 0:
+                            nsid = s2
+                            k0 = k
+                            continue
+                        who = self._steerer(car)  # a second free step: a choice (DF-R20)
+                        if who < 0:
+                            break
+                        args = [car, left, is_line, k0, k]
+                        for k2, s3 in steps[sid]:
+                            if k2 != k0 and k2 != k and occ[s3] < 0:
+                                args.append(k2)
+                        self.dec_type = D_STEER
+                        self.dec_seat = who
+                        self.dec_args = args
                         return
-                    break
-            if nsid < 0:  # DF-R18: blocked
-                return
-            self._step(car, nsid, is_line)
+                if nsid < 0:  # DF-R18: blocked
+                    return
+            occ[sid] = NO_CAR
+            occ[nsid] = car
+            pos[car] = nsid
+            self.stamp[car] = self.stamp_counter  # DF-R27
+            self.stamp_counter += 1
+            self.turn_moved[car] += 1
+            if not g.rect[nsid]:
+                self.turn_nonrect[car] = 1
+            if is_line and g.powers_on:
+                lt = self.line_track
+                lt[2] += 1
+                if g.narrow[nsid]:
+                    lt[4] = 1
+            if g.bet_after[sid // LANES] >= 0:
+                self._cross(sid // LANES, is_line)
             left -= 1
-
-    def _step(self, car: int, nsid: int, is_line: int) -> None:
-        g = self.game
-        old = self.pos[car]
-        self.occ[old] = NO_CAR
-        self.occ[nsid] = car
-        self.pos[car] = nsid
-        self.stamp[car] = self.stamp_counter  # DF-R27
-        self.stamp_counter += 1
-        self.turn_moved[car] += 1
-        if not g.rect[nsid]:
-            self.turn_nonrect[car] = 1
-        if is_line and g.powers_on:
-            lt = self.line_track
-            lt[2] += 1
-            if g.narrow[nsid]:
-                lt[4] = 1
-        if g.bet_after[old // LANES] >= 0:
-            self._cross(old // LANES, is_line)
 
     def _cross(self, row: int, is_line: int) -> None:
         k = self.game.bet_after[row]
@@ -1080,8 +1093,7 @@ class DownforceState(State):
         self.dec_type = NONE
         if t == D_STEER:  # the most frequent decision: the chosen step, then the rest of the movement
             car, left, is_line = self.dec_args[:3]
-            self._step(car, self.pos[car] + LANES - 1 + a - A_STEER, is_line)  # row + 1, lane - 1 .. + 1
-            self._t_move(car, left - 1, is_line)
+            self._t_move(car, left, is_line, self.pos[car] + LANES - 1 + a - A_STEER)  # row + 1, lane - 1 .. + 1
             if not self.dec_type:
                 self._run()
         elif t == D_PLAY:
@@ -1120,13 +1132,13 @@ class DownforceState(State):
                 self._set_dec(D_COLOR, self.turn_player, [C_STRATEGIC, *cars])
                 return
         elif kind == Y_AGGRESSIVE:
-            self._line_go(args[1], args[2], 1 if yes else 0)
+            self._line_move(args[1], args[2], 1 if yes else 0)
         elif kind in (Y_AMBITIOUS, Y_TOUGH, Y_RECKLESS, Y_DETERMINED):
             if yes:
                 self.tasks.append([MOVE, args[1], EXTRA_MOVE, 0])
         elif kind == Y_EXPERIENCED:
             if yes:
-                self._step(args[1], args[2], 0)
+                self._t_move(args[1], 1, 0, args[2])
         if not self.dec_type:
             self._run()
 

@@ -54,7 +54,7 @@ def test_features_match_the_lookahead_and_stay_private(n):
         if st.stage == Stage.RACE and st.dec_type in (Dec.PLAY, Dec.STEER, Dec.WILD):
             base = R.race_value(st, p)
             np.testing.assert_allclose(f[legal], np.array(R.play_values(st, p, legal)) - base, rtol=1e-5, atol=1e-6)
-            kinds.add(st.dec_type.name.lower())
+            kinds.add(Dec(st.dec_type).name.lower())
         elif st.stage == Stage.AUCTION:
             car = st.auction_order[st.auction_idx]
             assert [round(float(f[c]) * 5) for c in legal] == [st.game.bid_value[c][car] for c in legal]
