@@ -76,58 +76,66 @@ class HarmoniesEncoder(Encoder):
         o = np.zeros(self.size, np.float32)
         n = state.num_players
         g = self.game
-        o[self.phase + int(state.phase_id)] = 1
+        ones = [self.phase + int(state.phase_id)]
         f = self.flags
-        o[f] = state.took
-        o[f + 1] = state.took_card
-        o[f + 2] = n == 1
-        o[f + 3] = g.spirits
-        o[f + 4] = g.side == "B"
-        o[f + 5] = state.end_triggered
-        o[self.bag : self.bag + 6] = np.asarray(state.bag, np.float32) / 23
+        for i, flag in enumerate((state.took, state.took_card, n == 1, g.spirits, g.side == "B", state.end_triggered)):
+            if flag:
+                ones.append(f + i)
+        o[self.bag : self.bag + 6] = state.bag
+        o[self.bag : self.bag + 6] /= 23
         for s, toks in enumerate(state.central):
             for i, c in enumerate(toks):
-                o[self.central + 18 * s + 6 * i + c] = 1
+                ones.append(self.central + 18 * s + 6 * i + c)
         for t, c in enumerate(state.taken):
             if c >= 0:
-                o[self.taken + 6 * t + c] = 1
+                ones.append(self.taken + 6 * t + c)
         for i, c in enumerate(state.display):
             if c:
-                o[self.display + 32 * i + c - 1] = 1
+                ones.append(self.display + 32 * i + c - 1)
         for i, c in enumerate(state.offers[seat]):
-            o[self.offers + 10 * i + c - 33] = 1
+            ones.append(self.offers + 10 * i + c - 33)
+        o[ones] = 1
+        cache = state.encoder_cache
+        if cache is None:
+            cache = state.encoder_cache = {}
+        bw, pw = HEXES * HEX_FEATURES, PLACES * PLACE_FEATURES
         for k in range(n):
             p = (seat + k) % n
-            base = self.boards + k * HEXES * HEX_FEATURES
-            o[base + self._hex_index + np.asarray(state.boards[p])] = 1
-            cubes = state.cubes[p]
-            for h in range(HEXES):
-                if cubes[h]:
-                    o[base + h * HEX_FEATURES + NUM_STACKS] = 1
-            pb = self.places + k * PLACES * PLACE_FEATURES
-            for c, (cid, left) in enumerate(state.places[p]):
-                if cid:
-                    o[pb + c * PLACE_FEATURES + cid - 1] = 1
-                    o[pb + c * PLACE_FEATURES + CARDS] = left / 5
-            parts = self._breakdown(state, p)
-            o[self.scores + SCORE_PARTS * k : self.scores + SCORE_PARTS * (k + 1)] = parts
+            key = (
+                tuple(state.boards[p]),
+                tuple(state.cubes[p]),
+                tuple(cid * 8 + left for cid, left in state.places[p]),
+            )
+            hit = cache.get(p)
+            if hit is None or hit[0] != key:
+                hit = cache[p] = (key, self._seat_blocks(state, p))
+            board, places, parts = hit[1]
+            o[self.boards + k * bw : self.boards + (k + 1) * bw] = board
+            o[self.places + k * pw : self.places + (k + 1) * pw] = places
+            o[self.scores + SCORE_PARTS * k : self.scores + SCORE_PARTS * (k + 1)] = parts[:SCORE_PARTS]
             o[self.seats + 3 * k] = 1
             o[self.seats + 3 * k + 1] = p == state.first
-            o[self.seats + 3 * k + 2] = state.cubes_on_board(p) / 20
+            o[self.seats + 3 * k + 2] = parts[SCORE_PARTS]
         o[self.deck] = len(state.deck) / 32
         if self.features is not None:
             o[self.features : self.features + NUM_ACTIONS] = action_features(state, seat)
         return o
 
-    def _breakdown(self, state: HarmoniesState, p: int) -> list[float]:
-        """The seat's points by category (cached per board and cubes)."""
-        key = (tuple(state.boards[p]), tuple(state.cubes[p]))  # the cubes give every card's progress
-        cache = state.encoder_cache
-        if cache is None:
-            cache = state.encoder_cache = {}
-        hit = cache.get(p)
-        if hit is not None and hit[0] == key:
-            return hit[1]
-        parts = [v * SCORE_SCALE for v in state.breakdown(p).values()]
-        cache[p] = (key, parts)
-        return parts
+    def _seat_blocks(self, state: HarmoniesState, p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A seat's board, card places and points blocks (cached in ``state.encoder_cache`` per
+        board, cubes and places; the points block ends with the cubes on the board / 20)."""
+        board = np.zeros(HEXES * HEX_FEATURES, np.float32)
+        board[self._hex_index + np.asarray(state.boards[p])] = 1
+        cubes = state.cubes[p]
+        for h in range(HEXES):
+            if cubes[h]:
+                board[h * HEX_FEATURES + NUM_STACKS] = 1
+        places = np.zeros(PLACES * PLACE_FEATURES, np.float32)
+        for c, (cid, left) in enumerate(state.places[p]):
+            if cid:
+                places[c * PLACE_FEATURES + cid - 1] = 1
+                places[c * PLACE_FEATURES + CARDS] = left / 5
+        parts = np.array(
+            [v * SCORE_SCALE for v in state.breakdown(p).values()] + [state.cubes_on_board(p) / 20], np.float32
+        )
+        return board, places, parts

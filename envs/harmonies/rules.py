@@ -65,6 +65,9 @@ A_SPIRIT = 186
 A_DISCARD = 188
 A_DECLINE = 191
 NUM_ACTIONS = 192
+HEX_BITS = np.array([1 << h for h in range(HEXES)], dtype=np.int64)  # bitmask -> mask slice
+MEMO_LIMIT = 20_000  # entries per memo of landscape points (bounded memory)
+ALLOWED = tuple(tuple(st for st in range(NUM_STACKS) if PLACE_ON[st][c] >= 0) for c in range(len(COLOURS)))
 
 
 class Phase(IntEnum):
@@ -164,6 +167,8 @@ class HarmoniesGame(Game):
         self.building_pts, self.building_colours = comp["building_points"], comp["building_min_colours"]
         self.island_pts = comp["island_points"]
         self.all_hexes = tuple(range(self.size))
+        self._water_memo: dict[int, int] = {}  # blue bitmask -> water points (pure function of the side)
+        self._fields_memo: dict[int, int] = {}
         self.around = tuple((h, *self.geo.adjacent[h]) for h in range(self.size))
 
     # ------------------------------------------------------------ scoring
@@ -197,16 +202,34 @@ class HarmoniesGame(Game):
 
     def fields(self, board: list[int]) -> int:
         """HA-R27: each group of at least 2 yellows scores 5."""
-        groups = self.geo.groups(self.members(board, YELLOW))
-        return sum(self.field_pts for grp in groups if grp.bit_count() >= self.field_min)
+        return self.fields_of(self.members(board, YELLOW))
+
+    def fields_of(self, yellow: int) -> int:
+        """:meth:`fields` of the yellow hexes ``yellow`` (a bitmask; memoised)."""
+        v = self._fields_memo.get(yellow)
+        if v is None:
+            groups = self.geo.groups(yellow)
+            v = sum(self.field_pts for grp in groups if grp.bit_count() >= self.field_min)
+            if len(self._fields_memo) < MEMO_LIMIT:
+                self._fields_memo[yellow] = v
+        return v
 
     def water(self, board: list[int]) -> int:
         """HA-R29 (side A): the longest river; HA-V1 (side B): islands."""
-        blue = self.members(board, BLUE)
-        if self.side == "A":
-            length = max((self.geo.diameter(grp) for grp in self.geo.groups(blue)), default=0)
-            return self.river_points(length)
-        return self.island_pts * len(self.geo.groups(self.geo.all_bits & ~blue))
+        return self.water_of(self.members(board, BLUE))
+
+    def water_of(self, blue: int) -> int:
+        """:meth:`water` of the blue hexes ``blue`` (a bitmask; memoised)."""
+        v = self._water_memo.get(blue)
+        if v is None:
+            if self.side == "A":
+                length = max((self.geo.diameter(grp) for grp in self.geo.groups(blue)), default=0)
+                v = self.river_points(length)
+            else:
+                v = self.island_pts * len(self.geo.groups(self.geo.all_bits & ~blue))
+            if len(self._water_memo) < MEMO_LIMIT:
+                self._water_memo[blue] = v
+        return v
 
     def river_points(self, length: int) -> int:
         """HA-R29 table: 0, 0, 2, 5, 8, 11, 15 for lengths 0..6, +4 per hex beyond 6."""
@@ -442,21 +465,30 @@ class HarmoniesState(State):
         return int(rng.integers(self.num_players))
 
     # ---------------------------------------------------------------- legality
-    def can_place(self, seat: int, colour: int) -> int:
-        """Bitmask of the hexes where ``seat`` may place a ``colour`` token (HA-R5..R12)."""
-        board, cubes = self.boards[seat], self.cubes[seat]
-        bits = 0
-        for h in range(self.game.size):
-            if not cubes[h] and PLACE_ON[board[h]][colour] >= 0:
-                bits |= 1 << h
-        return bits
-
-    def code_bits(self, seat: int) -> list[int]:
-        """Per pattern code (``game.code_list`` order): bitmask of hexes whose stack matches it."""
+    def stack_bits(self, seat: int) -> tuple[list[int], int]:
+        """Per stack id, the bitmask of the seat's hexes holding it; and the bitmask of its cubes."""
         sb = [0] * NUM_STACKS
-        for h, s in enumerate(self.boards[seat]):
-            sb[s] |= 1 << h
-        return [sum(sb[s] for s in stacks) for stacks in self.game.code_stacks]
+        cb = 0
+        cubes = self.cubes[seat]
+        for h, st in enumerate(self.boards[seat]):
+            sb[st] |= 1 << h
+            if cubes[h]:
+                cb |= 1 << h
+        sb[EMPTY] &= self.game.geo.all_bits  # slots beyond the board side are never spaces
+        return sb, cb
+
+    def can_place(self, seat: int, colour: int, bits: tuple[list[int], int] | None = None) -> int:
+        """Bitmask of the hexes where ``seat`` may place a ``colour`` token (HA-R5..R12)."""
+        sb, cb = bits if bits is not None else self.stack_bits(seat)
+        out = 0
+        for st in ALLOWED[colour]:
+            out |= sb[st]
+        return out & ~cb
+
+    def code_bits(self, seat: int, bits: tuple[list[int], int] | None = None) -> list[int]:
+        """Per pattern code (``game.code_list`` order): bitmask of hexes whose stack matches it."""
+        sb = (bits if bits is not None else self.stack_bits(seat))[0]
+        return [sum(sb[st] for st in stacks) for stacks in self.game.code_stacks]
 
     def cube_targets(self, seat: int, card: int, have: list[int] | None = None) -> int:
         """Bitmask of the hexes where a cube of ``card`` may go now (HA-R15..R17)."""
@@ -501,6 +533,7 @@ class HarmoniesState(State):
                     m[A_DISCARD + i] = 1
             m[A_DECLINE] = 1
             return m
+        sbits = self.stack_bits(p)
         if not self.took:  # HA-R1, HA-R2: TAKE first, from a non-empty space
             for s, toks in enumerate(self.central):
                 if toks:
@@ -514,12 +547,10 @@ class HarmoniesState(State):
                 pending = True
                 bits = done.get(c)
                 if bits is None:
-                    bits = done[c] = self.can_place(p, c)
-                base = A_PLACE + HEXES * t
-                while bits:
-                    low = bits & -bits
-                    m[base + low.bit_length() - 1] = 1
-                    bits ^= low
+                    bits = done[c] = self.can_place(p, c, sbits)
+                if bits:
+                    base = A_PLACE + HEXES * t
+                    m[base : base + HEXES] = (bits & HEX_BITS) != 0
             if not pending:
                 m[A_END] = 1  # HA-R3
         if not self.took_card and self.unfinished(p) < PLACES:  # HA-R13
@@ -530,13 +561,11 @@ class HarmoniesState(State):
         for c, (card, left) in enumerate(self.places[p]):  # HA-R15..R18
             if card and left:
                 if have is None:
-                    have = self.code_bits(p)
+                    have = self.code_bits(p, sbits)
                 bits = self.cube_targets(p, card, have)
-                base = A_CUBE + HEXES * c
-                while bits:
-                    low = bits & -bits
-                    m[base + low.bit_length() - 1] = 1
-                    bits ^= low
+                if bits:
+                    base = A_CUBE + HEXES * c
+                    m[base : base + HEXES] = (bits & HEX_BITS) != 0
         return m
 
     # ------------------------------------------------------------------ moves
@@ -682,7 +711,8 @@ class HarmoniesState(State):
         if not left:
             return
         p = self.to_move
-        if any(self.can_place(p, c) for c in set(left)):
+        sbits = self.stack_bits(p)
+        if any(self.can_place(p, c, sbits) for c in set(left)):
             return
         for c in left:
             self.discarded[c] += 1
@@ -710,6 +740,13 @@ class HarmoniesState(State):
         g = self.game
         board = self.boards[seat]
         trees, mountains, buildings = g.local_points(board, g.all_hexes)
+        yellow = blue = 0
+        for h in g.all_hexes:
+            top = TOP[board[h]]
+            if top == YELLOW:
+                yellow |= 1 << h
+            elif top == BLUE:
+                blue |= 1 << h
         cards = 0
         spirit = 0
         for cid in self.completed[seat]:
@@ -726,9 +763,9 @@ class HarmoniesState(State):
         return {
             "trees": trees,
             "mountains": mountains,
-            "fields": g.fields(board),
+            "fields": g.fields_of(yellow),
             "buildings": buildings,
-            "water": g.water(board),
+            "water": g.water_of(blue),
             "cards": cards,
             "spirit": spirit,
         }
