@@ -18,6 +18,7 @@ register("voll_verplant_v0", "boardzoo.envs.voll_verplant:SPEC")
 register("get_on_board_v0", "boardzoo.envs.get_on_board:SPEC")
 register("harmonies_v0", "boardzoo.envs.harmonies:SPEC")
 register("challengers_v0", "boardzoo.envs.challengers:SPEC")
+register("metromania_v0", "boardzoo.envs.metromania:SPEC")
 
 __all__ = [
     "CHANCE",

@@ -1,0 +1,130 @@
+"""One-ply action values of Metromania, shared by the heuristic bot and the ``action_features``
+observation block: for every legal action of the seat to move, a rough value in points.
+
+Digging is worth about a point; covering a destination (placing a marker) avoids the marker-in-
+hand penalty and makes a trip possible; stations are worth the points they score; ending a line
+avoids the unfinished-line penalty. Tunnels that approach an allowed black gate (when the tunnels
+run short) or a destination of a type still in hand are preferred; dead ends are avoided.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from .geometry import LAKE, geometry
+from .rules import A_END, A_EXTEND, A_MARKER, A_NOOP, A_START, A_STATION, MetromaniaState, Phase, forbidden_sides
+
+DIG = 1.0
+COVER = 3.0
+END_LINE = 3.5
+BUILD_COST = 0.6
+TOWARD_GATE = 0.4
+TOWARD_DEST = 0.25
+DEAD_END = 2.5
+
+
+@cache
+def hex_distance() -> np.ndarray:
+    g = geometry()
+    xy = np.array(g.verts)
+    dx = xy[:, None, 0] - xy[None, :, 0]
+    dy = xy[:, None, 1] - xy[None, :, 1]
+    return ((np.abs(dx) + np.abs(dy) + np.abs(dx + dy)) // 2).astype(np.int64)
+
+
+def _gate_targets(state: MetromaniaState, li: int) -> list[int]:
+    g = state.game.geo
+    free = [b for b in range(len(g.black_gates)) if b not in state.black_used]
+    bad = forbidden_sides(state.start_side(li))
+    ok = [g.black_gates[b] for b in free if g.black_side[b] not in bad]
+    return ok or [g.black_gates[b] for b in free]
+
+
+def _dest_targets(state: MetromaniaState, seat: int) -> list[int]:
+    """Vertices of free destination triangles of a type still in ``seat``'s hand."""
+    g = state.game.geo
+    kinds = {state.game.marker_kind[m] for m in state.hand(seat)}
+    if not kinds:
+        return []
+    return [v for t, k in enumerate(state.kinds) if k in kinds and state.tri_line[t] < 0 for v in g.tris[t]]
+
+
+def action_values(state: MetromaniaState) -> dict[int, float]:
+    """Value of every legal action of the seat to move (empty at chance and terminal nodes)."""
+    if state.current_player() < 0:
+        return {}
+    legal = np.flatnonzero(state.legal_mask()).tolist()
+    g = state.game.geo
+    p = state.to_move
+    hd = hex_distance()
+    out: dict[int, float] = {}
+    dests = None
+    for a in legal:
+        if a < A_EXTEND:  # START
+            v = g.white_gates[a % 15]
+            if dests is None:
+                dests = _dest_targets(state, p)
+            near = sum(1 for w in dests if hd[v, w] <= 3)
+            out[a] = DIG + 0.05 * near
+        elif a < A_MARKER:  # EXTEND
+            r = a - A_EXTEND
+            li = 2 * p + r // 12
+            d, s = (r % 12) // 2, r % 2
+            h = state.verts[li][-1]
+            k = h * 6 + d
+            w = g.nbr[k]
+            t = (g.tri_right if s else g.tri_left)[k]
+            val = DIG
+            if state.kinds[t]:
+                val += COVER
+            # an automatic station at h scores the markers around it (MM-R28, R31)
+            if h not in state.has_station and len(state.verts[li]) >= 2:
+                if any(o != li for o in state.vert_lines.get(h, ())):
+                    val += 0.5 * state.station_points(h) + (1.0 if state.kinds[t] and h in g.tris[t] else 0.0)
+            unused = state.unused(li) - 1
+            gates = _gate_targets(state, li)
+            if gates:
+                dh = min(hd[h, x] for x in gates)
+                dw = min(hd[w, x] for x in gates)
+                urgency = 1.0 if unused - dw < 4 else 0.3
+                val += TOWARD_GATE * urgency * (dh - dw)
+            if dests is None:
+                dests = _dest_targets(state, p)
+            if dests and not state.covered:
+                val += TOWARD_DEST * (min(hd[h, x] for x in dests) - min(hd[w, x] for x in dests))
+            if w not in gates and _dead_end(state, w, d, li):
+                val -= DEAD_END
+            out[a] = val
+        elif a < A_STATION:  # CHOOSE_MARKER
+            m = a - A_MARKER
+            partner = state.marker_tri[(m + 6) % 12]
+            out[a] = 1.0 + (0.2 if partner >= 0 else 0.0)
+        elif a < A_END:  # STATION
+            v = a - A_STATION
+            pts = state.station_points(v)
+            out[a] = pts + (0.3 if state.phase_id == Phase.END_STATION else -BUILD_COST)
+        elif a < A_NOOP:  # END
+            out[a] = END_LINE
+        else:
+            out[a] = 0.0
+    return out
+
+
+def _dead_end(state: MetromaniaState, w: int, d: int, li: int) -> bool:
+    """Whether a line arriving at w in direction d would have no free step onward (rough)."""
+    g = state.game.geo
+    own = state.vset[li]
+    for e in (d, (d + 1) % 6, (d + 5) % 6):
+        k = w * 6 + e
+        y = g.nbr[k]
+        if y < 0 or y in own:
+            continue
+        for t in (g.tri_left[k], g.tri_right[k]):
+            if t >= 0 and state.tri_line[t] < 0 and state.kinds[t] < LAKE:
+                return False
+    return True
+
+
+__all__ = ["A_START", "action_values", "hex_distance"]

@@ -1,0 +1,1032 @@
+"""Metromania (``metromania_v0``): two subway lines per company dug along the edges of a hexagonal
+city of triangles; seven test trips score the companies on the fastest routes (MM-R1 to MM-R55 in
+RULES.md, spec ``../shared/rules/metromania.md``).
+
+Actions (196, the same for every player count):
+
+========  ============================================================================
+0-29      START(line ln, white gate g) = 15 ln + g: the start tile, first tunnel of a Dig (MM-R11)
+30-53     EXTEND(line ln, direction d, side s) = 30 + 12 ln + 2 d + s from l's head (MM-R16)
+54-65     CHOOSE_MARKER(m) = 54 + m (MARKER sub-step, MM-R26)
+66-192    STATION(vertex v) = 66 + v: Build station (MM-R30) or the free station (MM-R35)
+193-194   END(line ln) = 193 + ln, at the black gate under l's head (MM-R33)
+195       NOOP: pass (only when nothing else is legal, MM-R9) or skip the free station
+========  ============================================================================
+
+Phases: chance DISTRICT (template of slot 0..5), ROTATION (slot 0..5), DEAL (one outcome: an index
+into the game's list of valid deals), START_PLAYER (MM-R53); then MAIN, DIG (the rest of a Dig,
+skipped when no EXTEND is legal), MARKER, END_STATION; END.
+
+Version history:
+    v0: first release.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable
+from enum import IntEnum
+from functools import cache
+from itertools import permutations
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..core.game import CHANCE, TERMINAL, Game, Option, State
+from ..core.schema import Bool, Dict, Int, List, Spec
+from .data import components
+from .geometry import COM, ENT, LAKE, PARK, RES, TYPE_KIND, Geometry, geometry, layout_kinds
+
+A_START = 0
+A_EXTEND = 30
+A_MARKER = 54
+A_STATION = 66
+A_END = 193
+A_NOOP = 195
+NUM_ACTIONS = 196
+NUM_MARKERS = 12
+NO_STEP = 6  # "no previous direction" in the reachability search
+
+
+class Phase(IntEnum):
+    DISTRICT = 0
+    ROTATION = 1
+    DEAL = 2
+    START_PLAYER = 3
+    MAIN = 4
+    DIG = 5
+    MARKER = 6
+    END_STATION = 7
+    END = 8
+
+
+CHANCE_PHASES = (Phase.DISTRICT, Phase.ROTATION, Phase.DEAL, Phase.START_PLAYER)
+
+
+def forbidden_sides(side: int) -> tuple[int, int, int]:
+    """A side and its two neighbours (MM-R12, MM-R34)."""
+    return (side, (side + 1) % 6, (side + 5) % 6)
+
+
+def trip_search(
+    line_stations: dict[int, list[int]],
+    sources: Iterable[int],
+    targets: Iterable[int],
+    ride: int = 1,
+    change: int = 3,
+) -> tuple[int | None, set[int], list[int]]:
+    """Fastest connection of MM-R42/R43 on (station vertex, line) nodes.
+
+    ``line_stations[line]`` lists the station vertices along the line in order; ``sources`` and
+    ``targets`` are the station vertices serving the two ends. A ride joins consecutive stations
+    of one line (cost ``ride``, both directions); a change joins two lines at one vertex (cost
+    ``change``). Returns (minimum time or None when there is no connection, the set of lines with a
+    ride edge on at least one minimum-time route, the station vertices of one fastest route).
+    Time 0 (one station serves both ends) uses no line.
+    """
+    nodes: dict[tuple[int, int], int] = {}
+    at: dict[int, list[int]] = {}
+    for li, st in line_stations.items():
+        for v in st:
+            if (v, li) not in nodes:
+                nodes[(v, li)] = len(nodes)
+                at.setdefault(v, []).append(nodes[(v, li)])
+    adj: list[list[tuple[int, int]]] = [[] for _ in nodes]
+    rides: list[tuple[int, int, int]] = []
+    for li, st in line_stations.items():
+        for a, b in zip(st, st[1:]):
+            x, y = nodes[(a, li)], nodes[(b, li)]
+            adj[x].append((y, ride))
+            adj[y].append((x, ride))
+            rides.append((x, y, li))
+    for ids in at.values():
+        for i in ids:
+            for j in ids:
+                if i != j:
+                    adj[i].append((j, change))
+    src = {v for v in sources if v in at}
+    dst = {v for v in targets if v in at}
+    if not src or not dst:
+        return None, set(), []
+    if src & dst:
+        v = min(src & dst)
+        return 0, set(), [v]
+
+    def dijkstra(starts: set[int]) -> list[float]:
+        dist = [float("inf")] * len(nodes)
+        heap = []
+        for v in starts:
+            for i in at[v]:
+                dist[i] = 0
+                heap.append((0, i))
+        heapq.heapify(heap)
+        while heap:
+            d, i = heapq.heappop(heap)
+            if d > dist[i]:
+                continue
+            for j, c in adj[i]:
+                nd = d + c
+                if nd < dist[j]:
+                    dist[j] = nd
+                    heapq.heappush(heap, (nd, j))
+        return dist
+
+    ds = dijkstra(src)
+    best = min(ds[i] for v in dst for i in at[v])
+    if best == float("inf"):
+        return None, set(), []
+    dt = dijkstra(dst)
+    used = set()
+    for x, y, li in rides:
+        if ds[x] + ride + dt[y] == best or ds[y] + ride + dt[x] == best:
+            used.add(li)
+    verts = {i: v for (v, _), i in nodes.items()}
+    node = min((i for v in dst for i in at[v] if ds[i] == best), default=-1)
+    route = [verts[node]]
+    while ds[node] > 0:  # walk back along one fastest route
+        node = min(j for j, c in adj[node] if ds[j] + c == ds[node])
+        if verts[node] != route[-1]:
+            route.append(verts[node])
+    return int(best), used, route[::-1]
+
+
+@cache
+def valid_deals(marker_kind: tuple[int, ...], n: int) -> list[tuple[int, ...]]:
+    """Every valid deal for ``n`` players (MM-R4 to MM-R6) as the owner seat of markers 0..11, in a fixed order."""
+    if n == 2:  # MM-R6: outcome 0 gives seat 0 the left column, outcome 1 the right column
+        return [tuple([0] * 6 + [1] * 6), tuple([1] * 6 + [0] * 6)]
+    by_kind = {k: [m for m in range(NUM_MARKERS) if marker_kind[m] == k] for k in (RES, COM, ENT)}
+    out = []
+    for rp in permutations(by_kind[RES], n):
+        for cp in permutations(by_kind[COM], n):
+            for ep in permutations(by_kind[ENT], n):
+                if any(len({rp[s] % 6, cp[s] % 6, ep[s] % 6}) < 3 for s in range(n)):
+                    continue
+                owner = [-1] * NUM_MARKERS
+                for s in range(n):
+                    owner[rp[s]] = owner[cp[s]] = owner[ep[s]] = s
+                left = [m for m in range(NUM_MARKERS) if owner[m] < 0]
+                if not left:
+                    out.append(tuple(owner))
+                    continue
+                for lp in permutations(left):  # MM-R5: one leftover each, no repeated letter
+                    if any(any(owner[m] == s and m % 6 == lp[s] % 6 for m in range(NUM_MARKERS)) for s in range(n)):
+                        continue
+                    o = list(owner)
+                    for s in range(n):
+                        o[lp[s]] = s
+                    out.append(tuple(o))
+    return out
+
+
+@cache
+def step_directions() -> dict[tuple[int, int], int]:
+    """(v, w) -> the direction d of the lattice step v -> w."""
+    g = geometry()
+    return {(v, g.nbr[v * 6 + d]): d for v in range(g.num_vertices) for d in range(6) if g.nbr[v * 6 + d] >= 0}
+
+
+class MetromaniaGame(Game):
+    """Metromania for 2-4 players."""
+
+    env_id: ClassVar[str] = "metromania_v0"
+    name: ClassVar[str] = "Metromania"
+    version: ClassVar[int] = 0
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 4
+    default_players: ClassVar[int] = 2
+    options_spec: ClassVar[dict[str, Option]] = {
+        "action_features": Option(
+            False, "observation ends with one heuristic value per legal action (for action_skip policies); slower"
+        ),
+    }
+    score_scale: ClassVar[float] = 0.05
+    conformance_options: ClassVar[list[dict]] = [{}, {"action_features": True}]
+
+    num_actions = NUM_ACTIONS
+
+    def setup(self) -> None:
+        comp = components()
+        self.geo: Geometry = geometry()
+        self.tunnels = comp["tunnels_per_line"]
+        self.dig_tunnels = comp["dig_tunnels"]
+        self.supply0 = comp["stations"]
+        self.scoring = dict(comp["scoring"])
+        self.trigger_lines = {int(k): v for k, v in comp["end_trigger_lines"].items()}
+        m = comp["markers"]
+        self.letters = m["letters"]
+        # marker id m = letter + 6 * column (MM spec 2); its kind (RES, COM, ENT)
+        self.marker_kind = tuple(TYPE_KIND[t] for t in m["left"] + m["right"])
+        self.step_dir = step_directions()
+        self.deals = {n: valid_deals(self.marker_kind, n) for n in range(2, 5)}
+
+    def new_initial_state(self, num_players: int) -> MetromaniaState:
+        self.check_players(num_players)
+        return MetromaniaState(self, int(num_players))
+
+    def state_schema(self, n: int) -> Spec:
+        g = self.geo
+        nv, nt = g.num_vertices, g.num_triangles
+        line = Dict(
+            {
+                "start": Int(-1, len(g.white_gates) - 1),
+                "end": Int(-1, len(g.black_gates) - 1),
+                "verts": List(Int(0, nv - 1), max_len=self.tunnels, unique=True),
+                "tris": List(Int(0, nt - 1), max_len=self.tunnels - 1, unique=True),
+            }
+        )
+        return Dict(
+            {
+                "phase": Int(0, len(Phase) - 1),
+                "districts": List(Int(0, 5), max_len=6, unique=True),
+                "rotations": List(Int(0, 2), max_len=6),
+                "deal": Int(-1, len(self.deals[n]) - 1),
+                "start": Int(0, n - 1),
+                "to_move": Int(0, n - 1),
+                "lines": List(line, length=2 * n),
+                "markers": List(Int(-1, nt - 1), length=NUM_MARKERS),
+                "stations": List(Int(0, nv - 1), max_len=self.supply0, unique=True, sorted_=True),
+                "scores": List(Int(0, 999), length=n),
+                "dig_left": Int(0, self.dig_tunnels),
+                "covered": Bool(),
+                "pending": Int(-1, 2 * n - 1),
+                "end_line": Int(-1, 2 * n - 1),
+                "final_left": Int(-1, n - 1),
+                "passes": Int(0, n - 1),
+            }
+        )
+
+    def _state_from_dict(self, d: dict) -> MetromaniaState:
+        st = MetromaniaState(self, d["num_players"])
+        st.phase_id = Phase(d["phase"])
+        st.perm = list(d["districts"])
+        st.rots = list(d["rotations"])
+        st.deal = d["deal"]
+        st.start, st.to_move = d["start"], d["to_move"]
+        st.start_gate = [ln["start"] for ln in d["lines"]]
+        st.end_gate = [ln["end"] for ln in d["lines"]]
+        st.verts = [list(ln["verts"]) for ln in d["lines"]]
+        st.tris = [list(ln["tris"]) for ln in d["lines"]]
+        st.marker_tri = list(d["markers"])
+        st.stations = set(d["stations"])
+        st.score = list(d["scores"])
+        st.dig_left, st.covered, st.pending = d["dig_left"], d["covered"], d["pending"]
+        st.end_line, st.final_left, st.passes = d["end_line"], d["final_left"], d["passes"]
+        st._rebuild()
+        return st
+
+
+class MetromaniaState(State):
+    """One position of Metromania. Line id ``li = 2 * seat + ln``."""
+
+    game: MetromaniaGame
+
+    def __init__(self, game: MetromaniaGame, num_players: int):
+        self.game = game
+        self.num_players = n = num_players
+        self.phase_id = Phase.DISTRICT
+        self.perm: list[int] = []
+        self.rots: list[int] = []
+        self.deal = -1
+        self.start = 0
+        self.to_move = 0
+        self.start_gate = [-1] * (2 * n)
+        self.end_gate = [-1] * (2 * n)
+        self.verts: list[list[int]] = [[] for _ in range(2 * n)]
+        self.tris: list[list[int]] = [[] for _ in range(2 * n)]
+        self.marker_tri = [-1] * NUM_MARKERS
+        self.stations: set[int] = set()  # supply stations on the board (MM-R27)
+        self.score = [0] * n
+        self.dig_left = 0
+        self.covered = False  # a destination was covered in this action (MM-R25)
+        self.pending = -1  # line waiting for CHOOSE_MARKER
+        self.end_line = -1  # line just ended (END_STATION)
+        self.final_left = -1  # turns left after the end trigger (MM-R39); -1 = not triggered
+        self.passes = 0  # consecutive passes (MM-R39)
+        self._mask = None
+        self._rebuild()
+
+    # ------------------------------------------------------------ caches
+    def _rebuild(self) -> None:
+        """Derived tables (never saved): kinds, occupancy, stations, gates, owners."""
+        g = self.game.geo
+        self.kinds = layout_kinds(self.perm, self.rots) if len(self.rots) == 6 else [0] * g.num_triangles
+        self.tri_line = [-1] * g.num_triangles
+        self.edge_lines: dict[int, list[int]] = {}
+        self.vert_lines: dict[int, list[int]] = {}
+        self.vset: list[set[int]] = [set(v) for v in self.verts]
+        for li, (vs, ts) in enumerate(zip(self.verts, self.tris)):
+            for t in ts:
+                self.tri_line[t] = li
+            for v in vs:
+                self.vert_lines.setdefault(v, []).append(li)
+            for a, b in zip(vs, vs[1:]):
+                self.edge_lines.setdefault(g.edge[a * 6 + self.game.step_dir[(a, b)]], []).append(li)
+        self.tri_marker = {t: m for m, t in enumerate(self.marker_tri) if t >= 0}
+        self.owner = list(self.game.deals[self.num_players][self.deal]) if self.deal >= 0 else [-1] * NUM_MARKERS
+        self.has_station = set(self.stations)
+        self.white_used = set()
+        self.black_used = set()
+        for li in range(2 * self.num_players):
+            if self.start_gate[li] >= 0:
+                self.white_used.add(self.start_gate[li])
+                self.has_station.add(g.white_gates[self.start_gate[li]])
+            if self.end_gate[li] >= 0:
+                self.black_used.add(self.end_gate[li])
+                self.has_station.add(g.black_gates[self.end_gate[li]])
+        self._final: tuple | None = None
+
+    def clone(self) -> MetromaniaState:
+        s = MetromaniaState.__new__(MetromaniaState)
+        s.__dict__.update(self.__dict__)
+        s.perm, s.rots = list(self.perm), list(self.rots)
+        s.start_gate, s.end_gate = list(self.start_gate), list(self.end_gate)
+        s.verts = [list(v) for v in self.verts]
+        s.tris = [list(t) for t in self.tris]
+        s.marker_tri = list(self.marker_tri)
+        s.stations = set(self.stations)
+        s.score = list(self.score)
+        s.kinds = list(self.kinds)
+        s.tri_line = list(self.tri_line)
+        s.edge_lines = {k: list(v) for k, v in self.edge_lines.items()}
+        s.vert_lines = {k: list(v) for k, v in self.vert_lines.items()}
+        s.vset = [set(v) for v in self.vset]
+        s.tri_marker = dict(self.tri_marker)
+        s.owner = list(self.owner)
+        s.has_station = set(self.has_station)
+        s.white_used, s.black_used = set(self.white_used), set(self.black_used)
+        s.encoder_cache = None
+        return s
+
+    # ------------------------------------------------------------ queries
+    @property
+    def supply(self) -> int:
+        return self.game.supply0 - len(self.stations)
+
+    def started(self, li: int) -> bool:
+        return self.start_gate[li] >= 0
+
+    def finished(self, li: int) -> bool:
+        return self.end_gate[li] >= 0
+
+    def unused(self, li: int) -> int:
+        """Unused tunnels of line li (MM-R1): start and end tiles come from the line's own 18."""
+        if self.start_gate[li] < 0:
+            return self.game.tunnels
+        return self.game.tunnels - len(self.verts[li]) - (1 if self.end_gate[li] >= 0 else 0)
+
+    def head(self, li: int) -> int:
+        return self.verts[li][-1]
+
+    def last_dir(self, li: int) -> int:
+        vs = self.verts[li]
+        return self.game.step_dir[(vs[-2], vs[-1])] if len(vs) >= 2 else -1
+
+    def hand(self, seat: int) -> list[int]:
+        return [m for m in range(NUM_MARKERS) if self.owner[m] == seat and self.marker_tri[m] < 0]
+
+    def start_side(self, li: int) -> int:
+        return self.game.geo.white_side[self.start_gate[li]]
+
+    def qualifying_markers(self, seat: int, t: int) -> list[int]:
+        """Markers ``seat`` may put on destination triangle t (MM-R23, MM-R24)."""
+        kind = self.kinds[t]
+        touch = self.game.geo.tri_touch[t]
+        mk, mt = self.game.marker_kind, self.marker_tri
+        return [
+            m
+            for m in range(NUM_MARKERS)
+            if self.owner[m] == seat and mt[m] < 0 and mk[m] == kind and mt[(m + 6) % 12] not in touch
+        ]
+
+    def tunnel_legal(self, li: int, d: int, s: int) -> bool:
+        """Whether line li may be extended along direction d on side s now (MM-R16 to MM-R23, R25)."""
+        if self.start_gate[li] < 0 or self.end_gate[li] >= 0 or self.unused(li) < 1:  # MM-R20
+            return False
+        g = self.game.geo
+        h = self.verts[li][-1]
+        k = h * 6 + d
+        w = g.nbr[k]
+        if w < 0 or w in self.vset[li]:  # MM-R18
+            return False
+        t = (g.tri_right if s else g.tri_left)[k]
+        if t < 0 or self.tri_line[t] >= 0:  # MM-R17, MM-R22
+            return False
+        kind = self.kinds[t]
+        if kind >= LAKE:
+            return False
+        vs = self.verts[li]
+        if len(vs) >= 2:  # MM-R19: sharp turns only from a station already present
+            diff = (d - self.game.step_dir[(vs[-2], h)]) % 6
+            if diff == 3 or (diff in (2, 4) and h not in self.has_station):
+                return False
+        if kind != 0:  # MM-R23, MM-R25
+            if self.covered or not self.qualifying_markers(li // 2, t):
+                return False
+        return True
+
+    def _line_can_extend(self, li: int) -> bool:
+        return any(self.tunnel_legal(li, d, s) for d in range(6) for s in (0, 1))
+
+    def _can_dig(self, seat: int) -> bool:
+        return any(self._line_can_extend(li) for li in (2 * seat, 2 * seat + 1))
+
+    def start_gates(self, li: int) -> list[int]:
+        """Free white gates where line li may start (MM-R11, MM-R12, MM-R21, MM-R51)."""
+        if self.start_gate[li] >= 0:
+            return []
+        g = self.game.geo
+        bad: tuple[int, ...] = ()
+        if li % 2 == 1 and self.start_gate[li - 1] >= 0:
+            bad = forbidden_sides(self.start_side(li - 1))
+        return [w for w in range(len(g.white_gates)) if w not in self.white_used and g.white_side[w] not in bad]
+
+    def reachable_black_gates(self, li: int, stop_at_first: bool = False) -> set[int]:
+        """Free black gates reachable for line li (MM-R36): breadth-first search over (vertex,
+        direction of the last edge) from its head in at most unused - 1 steps (a relaxation)."""
+        g = self.game.geo
+        free = {v for b, v in enumerate(g.black_gates) if b not in self.black_used}
+        found: set[int] = set()
+        if self.start_gate[li] < 0 or self.end_gate[li] >= 0:
+            return found
+        budget = self.unused(li) - 1
+        if budget < 0:
+            return found
+        h = self.verts[li][-1]
+        if h in free:
+            found.add(g.black_at[h])
+            if stop_at_first:
+                return found
+        own = self.vset[li]
+        nbr, tl, tr, kinds, occ, st = g.nbr, g.tri_left, g.tri_right, self.kinds, self.tri_line, self.has_station
+        d0 = self.last_dir(li)
+        frontier = [(h, d0 if d0 >= 0 else NO_STEP)]
+        seen = {frontier[0]}
+        for _ in range(budget):
+            nxt = []
+            for x, a in frontier:
+                sharp_ok = x in st
+                for d in range(6):
+                    if a != NO_STEP:
+                        diff = (d - a) % 6
+                        if diff == 3 or (diff in (2, 4) and not sharp_ok):
+                            continue
+                    k = x * 6 + d
+                    y = nbr[k]
+                    if y < 0 or y in own or (y, d) in seen:
+                        continue
+                    t1, t2 = tl[k], tr[k]
+                    if not (
+                        (t1 >= 0 and occ[t1] < 0 and kinds[t1] < LAKE) or (t2 >= 0 and occ[t2] < 0 and kinds[t2] < LAKE)
+                    ):
+                        continue
+                    seen.add((y, d))
+                    if y in free:
+                        found.add(g.black_at[y])
+                        if stop_at_first:
+                            return found
+                    nxt.append((y, d))
+            frontier = nxt
+            if not frontier:
+                break
+        return found
+
+    def unfinishable(self, li: int) -> bool:
+        """MM-R37."""
+        if self.end_gate[li] >= 0:
+            return False
+        if self.start_gate[li] < 0:
+            return not self.start_gates(li)
+        if self.unused(li) < 1:
+            return True
+        return not self.reachable_black_gates(li, stop_at_first=True)
+
+    def end_legal(self, li: int) -> bool:
+        """MM-R33, MM-R34 (with its exception), MM-R20."""
+        if self.start_gate[li] < 0 or self.end_gate[li] >= 0 or self.unused(li) < 1:
+            return False
+        g = self.game.geo
+        b = g.black_at[self.verts[li][-1]]
+        if b < 0 or b in self.black_used:
+            return False
+        bad = forbidden_sides(self.start_side(li))
+        if g.black_side[b] not in bad:
+            return True
+        reach = self.reachable_black_gates(li)
+        return not any(g.black_side[x] not in bad for x in reach)
+
+    def build_station_vertices(self, seat: int) -> list[int]:
+        """MM-R30/R32: station-free vertices of own started, unfinished lines, start gate excluded."""
+        if self.supply <= 0:
+            return []
+        out: set[int] = set()
+        for li in (2 * seat, 2 * seat + 1):
+            if self.start_gate[li] >= 0 and self.end_gate[li] < 0:
+                out.update(v for v in self.verts[li][1:] if v not in self.has_station)
+        return sorted(out)
+
+    def end_station_vertices(self, li: int) -> list[int]:
+        """MM-R35: any station-free vertex of the line just ended."""
+        if self.supply <= 0:
+            return []
+        return sorted(v for v in self.verts[li] if v not in self.has_station)
+
+    def station_points(self, v: int) -> int:
+        """MM-R31: triangles carrying a marker with v as a corner."""
+        tm = self.tri_marker
+        return sum(1 for t in self.game.geo.vert_tris[v] if t in tm)
+
+    # ------------------------------------------------------------ turn structure
+    def current_player(self) -> int:
+        ph = self.phase_id
+        if ph in CHANCE_PHASES:
+            return CHANCE
+        if ph == Phase.END:
+            return TERMINAL
+        return self.to_move
+
+    def phase(self) -> str:
+        return self.phase_id.name.lower()
+
+    def chance_outcomes(self) -> list[tuple[Any, float]]:
+        ph = self.phase_id
+        if ph == Phase.DISTRICT:
+            left = [t for t in range(6) if t not in self.perm]
+            return [(t, 1.0 / len(left)) for t in left]
+        if ph == Phase.ROTATION:
+            return [(k, 1.0 / 3) for k in range(3)]
+        if ph == Phase.DEAL:
+            k = len(self.game.deals[self.num_players])
+            return [(i, 1.0 / k) for i in range(k)]
+        return [(s, 1.0 / self.num_players) for s in range(self.num_players)]
+
+    def is_legal_chance(self, outcome: Any) -> bool:
+        if outcome.__class__ is not int:
+            return False
+        ph = self.phase_id
+        if ph == Phase.DISTRICT:
+            return 0 <= outcome < 6 and outcome not in self.perm
+        if ph == Phase.ROTATION:
+            return 0 <= outcome < 3
+        if ph == Phase.DEAL:
+            return 0 <= outcome < len(self.game.deals[self.num_players])
+        if ph == Phase.START_PLAYER:
+            return 0 <= outcome < self.num_players
+        return False
+
+    def sample_chance(self, rng: np.random.Generator) -> Any:
+        if self.phase_id == Phase.DEAL:  # MM-R4/R5: uniform over the valid deals
+            return int(rng.integers(len(self.game.deals[self.num_players])))
+        return super().sample_chance(rng)
+
+    def _legal_mask(self) -> np.ndarray:
+        m = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        ph = self.phase_id
+        p = self.to_move
+        if ph == Phase.MAIN:
+            l0, l1 = 2 * p, 2 * p + 1
+            if self.start_gate[l0] < 0:  # MM-R10, MM-R51: the first action starts line 0
+                for w in self.start_gates(l0):
+                    m[A_START + w] = 1
+            else:
+                for w in self.start_gates(l1):  # MM-R12
+                    m[A_START + 15 + w] = 1
+                self._extend_mask(m, p)
+                for v in self.build_station_vertices(p):  # MM-R30
+                    m[A_STATION + v] = 1
+                for ln in (0, 1):
+                    if self.end_legal(2 * p + ln):
+                        m[A_END + ln] = 1
+            if not m.any():  # MM-R9: pass only when nothing is legal
+                m[A_NOOP] = 1
+        elif ph == Phase.DIG:
+            self._extend_mask(m, p)
+        elif ph == Phase.MARKER:
+            t = self.tris[self.pending][-1]
+            for mk in self.qualifying_markers(p, t):
+                m[A_MARKER + mk] = 1
+        elif ph == Phase.END_STATION:
+            for v in self.end_station_vertices(self.end_line):
+                m[A_STATION + v] = 1
+            m[A_NOOP] = 1
+        return m
+
+    def _extend_mask(self, m: np.ndarray, p: int) -> None:
+        for ln in (0, 1):
+            li = 2 * p + ln
+            if self.start_gate[li] < 0 or self.end_gate[li] >= 0:
+                continue
+            for d in range(6):
+                for s in (0, 1):
+                    if self.tunnel_legal(li, d, s):
+                        m[A_EXTEND + 12 * ln + 2 * d + s] = 1
+
+    def _apply(self, a: Any) -> None:
+        ph = self.phase_id
+        if ph in CHANCE_PHASES:
+            self._apply_chance(a)
+            return
+        p = self.to_move
+        if a < A_EXTEND:  # START (MM-R11): first tunnel of a Dig
+            li = 2 * p + a // 15
+            self.start_gate[li] = gate = a % 15
+            v = self.game.geo.white_gates[gate]
+            self.verts[li] = [v]
+            self.vset[li] = {v}
+            self.vert_lines.setdefault(v, []).append(li)
+            self.white_used.add(gate)
+            self.has_station.add(v)  # MM-R27: the start marker counts as a station
+            self.dig_left = self.game.dig_tunnels - 1
+            self._continue_dig()
+        elif a < A_MARKER:
+            r = a - A_EXTEND
+            li = 2 * p + r // 12
+            if ph == Phase.MAIN:
+                self.dig_left = self.game.dig_tunnels
+            self._extend(li, (r % 12) // 2, r % 2)
+        elif a < A_STATION:  # CHOOSE_MARKER (MM-R26)
+            li = self.pending
+            self._place_marker(a - A_MARKER, self.tris[li][-1])
+            self.pending = -1
+            self._after_tunnel(li)
+        elif a < A_END:  # STATION: Build station (MM-R30) or the free station (MM-R35)
+            self._place_station(a - A_STATION)
+            self._end_action()
+        elif a < A_NOOP:  # END (MM-R33)
+            li = 2 * p + a - A_END
+            g = self.game.geo
+            h = self.verts[li][-1]
+            self.end_gate[li] = b = g.black_at[h]
+            self.black_used.add(b)
+            self.has_station.add(h)
+            if self.end_station_vertices(li):
+                self.end_line = li
+                self.phase_id = Phase.END_STATION
+            else:
+                self._end_action()
+        else:  # NOOP: pass, or skip the free station
+            self._end_action(passed=ph == Phase.MAIN)
+
+    def _apply_chance(self, a: int) -> None:
+        ph = self.phase_id
+        if ph == Phase.DISTRICT:
+            self.perm.append(a)
+            if len(self.perm) == 6:
+                self.phase_id = Phase.ROTATION
+        elif ph == Phase.ROTATION:
+            self.rots.append(a)
+            if len(self.rots) == 6:
+                self.kinds = layout_kinds(self.perm, self.rots)
+                self.phase_id = Phase.DEAL
+        elif ph == Phase.DEAL:
+            self.deal = a
+            self.owner = list(self.game.deals[self.num_players][a])
+            self.phase_id = Phase.START_PLAYER
+        else:  # MM-R8
+            self.start = self.to_move = a
+            self.phase_id = Phase.MAIN
+
+    def _extend(self, li: int, d: int, s: int) -> None:
+        """MM-R52 step 1: the tunnel goes on its triangle, the edge joins the line, w is the head."""
+        g = self.game.geo
+        h = self.verts[li][-1]
+        k = h * 6 + d
+        w = g.nbr[k]
+        t = (g.tri_right if s else g.tri_left)[k]
+        self.verts[li].append(w)
+        self.vset[li].add(w)
+        self.tris[li].append(t)
+        self.tri_line[t] = li
+        self.edge_lines.setdefault(g.edge[k], []).append(li)
+        self.vert_lines.setdefault(w, []).append(li)
+        self.dig_left -= 1
+        if self.kinds[t]:  # MM-R52 step 2 (MM-R23, MM-R26)
+            self.covered = True
+            q = self.qualifying_markers(li // 2, t)
+            if len(q) > 1:
+                self.pending = li
+                self.phase_id = Phase.MARKER
+                return
+            self._place_marker(q[0], t)
+        self._after_tunnel(li)
+
+    def _place_marker(self, m: int, t: int) -> None:
+        self.marker_tri[m] = t
+        self.tri_marker[t] = m
+        self._final = None
+
+    def _after_tunnel(self, li: int) -> None:
+        self._auto_station(li)  # MM-R52 step 3
+        self._continue_dig()  # step 4
+
+    def _auto_station(self, li: int) -> None:
+        """MM-R28/R29: after line li was extended from h, a meeting with another line at h makes a station."""
+        vs = self.verts[li]
+        h = vs[-2]
+        if h in self.has_station or self.supply <= 0 or len(vs) < 3:
+            return
+        g, sd = self.game.geo, self.game.step_dir
+        mine = {g.edge[vs[-3] * 6 + sd[(vs[-3], h)]], g.edge[h * 6 + sd[(h, vs[-1])]]}
+        for other in self.vert_lines.get(h, ()):
+            if other == li:
+                continue
+            ov = self.verts[other]
+            i = ov.index(h)
+            if i == 0 or i == len(ov) - 1:  # M has one edge at h: wait until M is extended
+                continue
+            theirs = {g.edge[ov[i - 1] * 6 + sd[(ov[i - 1], h)]], g.edge[h * 6 + sd[(h, ov[i + 1])]]}
+            if len(mine & theirs) < 2:
+                self._place_station(h)
+                return
+
+    def _place_station(self, v: int) -> None:
+        """A supply station on v; the active player scores MM-R31."""
+        self.stations.add(v)
+        self.has_station.add(v)
+        self.score[self.to_move] += self.station_points(v)
+
+    def _continue_dig(self) -> None:
+        """MM-R14: the Dig goes on while tunnels are left and some placement is legal."""
+        if self.dig_left > 0 and self._can_dig(self.to_move):
+            self.phase_id = Phase.DIG
+        else:
+            self._end_action()
+
+    def triggered(self) -> bool:
+        """MM-R38 end triggers."""
+        n = self.num_players
+        if any(self.end_gate[2 * p] >= 0 and self.end_gate[2 * p + 1] >= 0 for p in range(n)):
+            return True
+        if self.supply <= 0:
+            return True
+        need = self.game.trigger_lines[n]
+        done = sum(1 for li in range(2 * n) if self.end_gate[li] >= 0)
+        if done >= need:
+            return True
+        rest = [li for li in range(2 * n) if self.end_gate[li] < 0]
+        for i, li in enumerate(rest):
+            if done + len(rest) - i < need:
+                return False
+            if self.unfinishable(li):
+                done += 1
+                if done >= need:
+                    return True
+        return False
+
+    def _end_action(self, passed: bool = False) -> None:
+        """MM-R38/R39: end triggers, the final round, the next seat."""
+        n = self.num_players
+        self.dig_left = 0
+        self.covered = False
+        self.pending = -1
+        self.end_line = -1
+        self.passes = self.passes + 1 if passed else 0
+        if self.passes >= n:
+            self._finish()
+            return
+        if self.final_left < 0:
+            if self.triggered():
+                self.final_left = n - 1
+        else:
+            self.final_left -= 1
+        if self.final_left == 0:
+            self._finish()
+            return
+        self.to_move = (self.to_move + 1) % n
+        self.phase_id = Phase.MAIN
+
+    def _finish(self) -> None:
+        self.phase_id = Phase.END
+        self.passes = 0
+        self._final = None
+
+    # ------------------------------------------------------------ final scoring
+    def line_stations(self) -> dict[int, list[int]]:
+        """Station vertices along every started line, in order (MM-R41/R43)."""
+        st = self.has_station
+        return {li: [v for v in vs if v in st] for li, vs in enumerate(self.verts) if vs}
+
+    def trips(self) -> list[dict]:
+        """The seven test trips (MM-R40 to MM-R46): per trip whether it runs, its time (None: no
+        connection), the used lines, the seats scoring and the seats penalised."""
+        g = self.game.geo
+        sc = self.game.scoring
+        ls = self.line_stations()
+        out: list[dict] = []
+        for trip in range(7):
+            if trip < 6:
+                a, b = self.marker_tri[trip], self.marker_tri[trip + 6]
+                if a < 0 or b < 0:  # MM-R46
+                    out.append({"run": False, "time": None, "lines": [], "scorers": [], "penalised": [], "route": []})
+                    continue
+                src = set(g.tris[a])
+                dst = set(g.tris[b])
+            else:
+                src = {v for t, k in enumerate(self.kinds) if k == LAKE for v in g.tris[t]}
+                dst = {v for t, k in enumerate(self.kinds) if k == PARK for v in g.tris[t]}
+            src &= self.has_station
+            dst &= self.has_station
+            time, used, route = trip_search(ls, src, dst, sc["ride_minutes"], sc["change_minutes"])
+            scorers = sorted({li // 2 for li in used})  # MM-R44
+            pen = []
+            if time is None and trip < 6:  # MM-R45
+                pen = sorted({self.owner[trip], self.owner[trip + 6]})
+            out.append(
+                {"run": True, "time": time, "lines": sorted(used), "scorers": scorers, "penalised": pen, "route": route}
+            )
+        return out
+
+    def final_scoring(self) -> tuple[list[int], list[int], list[dict]]:
+        """(final points per seat added to the game's points, trips scored per seat, trips)."""
+        if self._final is not None:
+            return self._final
+        n = self.num_players
+        sc = self.game.scoring
+        add = [0] * n
+        count = [0] * n
+        trips = self.trips()
+        for tr in trips:
+            for p in tr["scorers"]:
+                add[p] += sc["trip_points"]
+                count[p] += 1
+            for p in tr["penalised"]:
+                add[p] += sc["no_connection_penalty"]
+        for m in range(NUM_MARKERS):  # MM-R47
+            if self.marker_tri[m] < 0 and self.owner[m] >= 0:
+                add[self.owner[m]] += sc["marker_in_hand_penalty"]
+        for li in range(2 * n):  # MM-R48
+            if self.end_gate[li] < 0:
+                add[li // 2] += sc["unfinished_line_penalty"]
+        self._final = (add, count, trips)
+        return self._final
+
+    def scores(self) -> list[float]:
+        """MM-R55: the totals after final scoring (at the end), else the points so far."""
+        if self.phase_id != Phase.END:
+            return [float(x) for x in self.score]
+        add = self.final_scoring()[0]
+        return [float(x + y) for x, y in zip(self.score, add)]
+
+    def winners(self) -> list[int]:
+        """MM-R49: highest score, then more trips scored; a remaining tie is shared."""
+        s = self.scores()
+        count = self.final_scoring()[1] if self.phase_id == Phase.END else [0] * self.num_players
+        best = max((s[p], count[p]) for p in range(self.num_players))
+        return [p for p in range(self.num_players) if (s[p], count[p]) == best]
+
+    # ------------------------------------------------------------ saved states
+    def _to_dict(self) -> dict:
+        return {
+            "phase": int(self.phase_id),
+            "districts": list(self.perm),
+            "rotations": list(self.rots),
+            "deal": self.deal,
+            "start": self.start,
+            "to_move": self.to_move,
+            "lines": [
+                {"start": self.start_gate[li], "end": self.end_gate[li], "verts": list(vs), "tris": list(ts)}
+                for li, (vs, ts) in enumerate(zip(self.verts, self.tris))
+            ],
+            "markers": list(self.marker_tri),
+            "stations": sorted(self.stations),
+            "scores": list(self.score),
+            "dig_left": self.dig_left,
+            "covered": self.covered,
+            "pending": self.pending,
+            "end_line": self.end_line,
+            "final_left": self.final_left,
+            "passes": self.passes,
+        }
+
+    def check_invariants(self) -> None:
+        g = self.game.geo
+        n = self.num_players
+        ph = self.phase_id
+        sd = self.game.step_dir
+        setup = ph in CHANCE_PHASES
+        want_perm = 6 if ph >= Phase.ROTATION else len(self.perm)
+        assert len(self.perm) == want_perm and len(self.rots) == (6 if ph >= Phase.DEAL else len(self.rots))
+        if ph == Phase.DISTRICT:
+            assert len(self.perm) < 6 and not self.rots, "MM-R53: districts first"
+        if ph == Phase.ROTATION:
+            assert len(self.rots) < 6
+        assert (self.deal >= 0) == (ph >= Phase.START_PLAYER), "MM-R53: the deal comes after the layout"
+        if ph <= Phase.START_PLAYER:
+            assert self.start == 0 and self.to_move == 0, "no seat before the start player is drawn"
+        if setup:
+            assert not any(self.verts) and not self.stations and not any(self.score), "nothing is built in setup"
+            assert all(t < 0 for t in self.marker_tri) and self.start_gate == [-1] * (2 * n)
+            assert self.end_gate == [-1] * (2 * n)
+        starts = [x for x in self.start_gate if x >= 0]
+        ends = [x for x in self.end_gate if x >= 0]
+        assert len(set(starts)) == len(starts) and len(set(ends)) == len(ends), "MM-R21: a gate is used once"
+        all_tris: list[int] = []
+        for li in range(2 * n):
+            vs, ts = self.verts[li], self.tris[li]
+            if self.start_gate[li] < 0:
+                assert not vs and not ts and self.end_gate[li] < 0, "an unstarted line has nothing on the board"
+                continue
+            if li % 2 == 1:
+                assert self.start_gate[li - 1] >= 0, "MM-R51: line 0 starts first"
+                assert g.white_side[self.start_gate[li]] not in forbidden_sides(self.start_side(li - 1)), "MM-R12"
+            assert vs and vs[0] == g.white_gates[self.start_gate[li]], "MM-R11: a line begins at its start gate"
+            assert len(ts) == len(vs) - 1, "one tunnel per edge"
+            assert self.unused(li) >= 0, "MM-R1: 18 tunnels per line"
+            for i, (a, b) in enumerate(zip(vs, vs[1:])):
+                d = sd.get((a, b))
+                assert d is not None, "consecutive line vertices are lattice neighbours"
+                assert ts[i] in (g.tri_left[a * 6 + d], g.tri_right[a * 6 + d]), "a tunnel lies beside its edge"
+                assert self.kinds[ts[i]] < LAKE, "MM-R17: no tunnel on a lake or park"
+                if i >= 1:
+                    diff = (d - sd[(vs[i - 1], a)]) % 6
+                    assert diff in (0, 1, 5) or a in self.has_station, "MM-R19: sharp turns only at a station"
+            if self.end_gate[li] >= 0:
+                assert g.black_gates[self.end_gate[li]] == vs[-1], "MM-R33: a line ends at its head's black gate"
+            all_tris += ts
+        assert len(set(all_tris)) == len(all_tris), "MM-R17: one tunnel per triangle"
+        placed = [m for m in range(NUM_MARKERS) if self.marker_tri[m] >= 0]
+        for m in placed:
+            t = self.marker_tri[m]
+            assert self.tri_line[t] >= 0, "a marker lies on a tunnel"
+            assert self.owner[m] == self.tri_line[t] // 2, "MM-R23: the digging player places his own marker"
+            assert self.kinds[t] == self.game.marker_kind[m], "MM-R23: the marker's type matches the triangle"
+            o = self.marker_tri[(m + 6) % 12]
+            assert o not in g.tri_touch[t], "MM-R24: same letters never touch"
+        assert len(set(self.marker_tri[m] for m in placed)) == len(placed), "one marker per triangle"
+        open_dest = [t for t in all_tris if self.kinds[t] and t not in self.tri_marker]
+        if ph == Phase.MARKER:
+            assert 0 <= self.pending < 2 * n and self.pending // 2 == self.to_move
+            assert open_dest == [self.tris[self.pending][-1]], "MM-R52: only the newest destination awaits a marker"
+            assert len(self.qualifying_markers(self.to_move, open_dest[0])) >= 2 and self.covered
+        else:
+            assert self.pending == -1 and not open_dest, "MM-R23: every covered destination carries a marker"
+        for v in self.stations:
+            assert v in self.vert_lines, "MM-R27: stations stand on lines"
+        assert len(self.stations) <= self.game.supply0, "MM-R29: 30 stations"
+        if ph in (Phase.MAIN, Phase.END) or setup:
+            assert self.dig_left == 0 and not self.covered and self.end_line == -1
+        if ph == Phase.DIG:
+            assert 1 <= self.dig_left < self.game.dig_tunnels and self._can_dig(self.to_move), "MM-R14"
+        if ph == Phase.MARKER:
+            assert 0 <= self.dig_left < self.game.dig_tunnels
+        if ph == Phase.END_STATION:
+            li = self.end_line
+            assert 0 <= li < 2 * n and li // 2 == self.to_move and self.finished(li), "MM-R35"
+            assert self.end_station_vertices(li) and self.dig_left == 0 and not self.covered
+        else:
+            assert self.end_line == -1
+        if ph != Phase.MARKER:
+            assert not self.covered or ph == Phase.DIG
+        if self.deal < 0:
+            assert self.final_left == -1 and self.passes == 0
+        if ph == Phase.MAIN:
+            assert self.final_left != 0
+            if self.final_left < 0:
+                assert not self.triggered(), "MM-R38: a trigger starts the final round"
+        if ph == Phase.END:
+            assert self.passes == 0
+        if self.final_left >= 0:
+            assert self.passes == 0 or ph != Phase.END
+
+    def action_to_string(self, a: Any) -> str:
+        ph = self.phase_id
+        if ph == Phase.DISTRICT:
+            return f"slot {len(self.perm)}: district D{a + 1}"
+        if ph == Phase.ROTATION:
+            return f"slot {len(self.rots)}: rotation {a}"
+        if ph == Phase.DEAL:
+            return f"deal {a}"
+        if ph == Phase.START_PLAYER:
+            return f"start player {a}"
+        if a < A_EXTEND:
+            return f"start line {a // 15} at white gate {a % 15}"
+        if a < A_MARKER:
+            r = a - A_EXTEND
+            return f"extend line {r // 12} dir {(r % 12) // 2} {'right' if r % 2 else 'left'}"
+        if a < A_STATION:
+            m = a - A_MARKER
+            return f"marker {self.game.letters[m % 6]}{'LR'[m // 6]}"
+        if a < A_END:
+            v = a - A_STATION
+            return f"station at {self.game.geo.verts[v]}"
+        if a < A_NOOP:
+            return f"end line {a - A_END}"
+        return "skip" if ph == Phase.END_STATION else "pass"
+
+
+__all__ = [
+    "A_END",
+    "A_EXTEND",
+    "A_MARKER",
+    "A_NOOP",
+    "A_START",
+    "A_STATION",
+    "COM",
+    "ENT",
+    "NUM_ACTIONS",
+    "RES",
+    "MetromaniaGame",
+    "MetromaniaState",
+    "Phase",
+    "trip_search",
+]

@@ -1,0 +1,5 @@
+"""``metromania_v0``: PettingZoo entry points (env, raw_env, parallel_env); see boardzoo.envs.metromania."""
+
+from boardzoo.envs.core.registry import module_api
+
+env, raw_env, parallel_env = module_api("metromania_v0")
