@@ -158,6 +158,7 @@ class HarmoniesGame(Game):
         self.cards = data.cards()
         self.codes = data.pattern_codes()
         self.code_stacks = [sorted(self.codes[c]) for c in self.code_list]
+        self.stack_codes = [tuple(i for i, st in enumerate(self.code_stacks) if s in st) for s in range(NUM_STACKS)]
         self.tree_pts = comp["tree_points"]
         self.mountain_pts = comp["mountain_points"]
         self.river_pts = comp["river_points"]
@@ -488,7 +489,12 @@ class HarmoniesState(State):
     def code_bits(self, seat: int, bits: tuple[list[int], int] | None = None) -> list[int]:
         """Per pattern code (``game.code_list`` order): bitmask of hexes whose stack matches it."""
         sb = (bits if bits is not None else self.stack_bits(seat))[0]
-        return [sum(sb[st] for st in stacks) for stacks in self.game.code_stacks]
+        have = [0] * len(self.game.code_stacks)
+        for st, codes in enumerate(self.game.stack_codes):
+            if sb[st]:
+                for code in codes:
+                    have[code] |= sb[st]
+        return have
 
     def cube_targets(self, seat: int, card: int, have: list[int] | None = None) -> int:
         """Bitmask of the hexes where a cube of ``card`` may go now (HA-R15..R17)."""
@@ -711,6 +717,8 @@ class HarmoniesState(State):
         if not left:
             return
         p = self.to_move
+        if EMPTY in self.boards[p][: self.game.size]:  # HA-R5: an empty space takes any token (never a cube)
+            return
         sbits = self.stack_bits(p)
         if any(self.can_place(p, c, sbits) for c in set(left)):
             return
