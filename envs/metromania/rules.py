@@ -186,6 +186,15 @@ def step_directions() -> dict[tuple[int, int], int]:
     return {(v, g.nbr[v * 6 + d]): d for v in range(g.num_vertices) for d in range(6) if g.nbr[v * 6 + d] >= 0}
 
 
+@cache
+def _hex_distance() -> np.ndarray:
+    """Lattice distance between every two vertices."""
+    xy = np.array(geometry().verts)
+    dx = xy[:, None, 0] - xy[None, :, 0]
+    dy = xy[:, None, 1] - xy[None, :, 1]
+    return (np.abs(dx) + np.abs(dy) + np.abs(dx + dy)) // 2
+
+
 class MetromaniaGame(Game):
     """Metromania for 2-4 players."""
 
@@ -499,7 +508,56 @@ class MetromaniaState(State):
             return not self.start_gates(li)
         if self.unused(li) < 1:
             return True
-        return not self.reachable_black_gates(li, stop_at_first=True)
+        return not self._some_gate_reachable(li)
+
+    def _some_gate_reachable(self, li: int, avoid_sides: tuple[int, ...] = ()) -> bool:
+        """Whether MM-R36's search reaches a free black gate (on a side not in ``avoid_sides``): the
+        same search, best-first with the hex distance to the nearest such gate as an admissible
+        bound (same answer, faster)."""
+        g = self.game.geo
+        free = [
+            v for b, v in enumerate(g.black_gates) if b not in self.black_used and g.black_side[b] not in avoid_sides
+        ]
+        if not free:
+            return False
+        budget = self.unused(li) - 1
+        h = self.verts[li][-1]
+        dist = _hex_distance()[:, free].min(axis=1).tolist()
+        if dist[h] == 0:
+            return True
+        if dist[h] > budget:
+            return False
+        own = self.vset[li]
+        nbr, tl, tr, kinds, occ, st = g.nbr, g.tri_left, g.tri_right, self.kinds, self.tri_line, self.has_station
+        d0 = self.last_dir(li)
+        start = (h, d0 if d0 >= 0 else NO_STEP)
+        best = {start: 0}
+        heap = [(dist[h], 0, h, start[1])]
+        while heap:
+            _, depth, x, a = heapq.heappop(heap)
+            if best.get((x, a), 99) < depth:
+                continue
+            sharp_ok = x in st
+            nd = depth + 1
+            for d in range(6):
+                if a != NO_STEP:
+                    diff = (d - a) % 6
+                    if diff == 3 or (diff in (2, 4) and not sharp_ok):
+                        continue
+                k = x * 6 + d
+                y = nbr[k]
+                if y < 0 or y in own or nd + dist[y] > budget or best.get((y, d), 99) <= nd:
+                    continue
+                t1, t2 = tl[k], tr[k]
+                if not (
+                    (t1 >= 0 and occ[t1] < 0 and kinds[t1] < LAKE) or (t2 >= 0 and occ[t2] < 0 and kinds[t2] < LAKE)
+                ):
+                    continue
+                if dist[y] == 0:
+                    return True
+                best[(y, d)] = nd
+                heapq.heappush(heap, (nd + dist[y], nd, y, d))
+        return False
 
     def end_legal(self, li: int) -> bool:
         """MM-R33, MM-R34 (with its exception), MM-R20."""
@@ -512,8 +570,7 @@ class MetromaniaState(State):
         bad = forbidden_sides(self.start_side(li))
         if g.black_side[b] not in bad:
             return True
-        reach = self.reachable_black_gates(li)
-        return not any(g.black_side[x] not in bad for x in reach)
+        return not self._some_gate_reachable(li, bad)
 
     def build_station_vertices(self, seat: int) -> list[int]:
         """MM-R30/R32: station-free vertices of own started, unfinished lines, start gate excluded."""

@@ -794,3 +794,17 @@ def test_options_are_validated():
         MetromaniaGame(nope=1)
     with pytest.raises(ConfigError):
         MetromaniaGame(action_features="yes")
+
+
+def test_MM_R36_R37_fast_search_agrees_with_the_breadth_first_search():
+    """The best-first existence check used for MM-R37 gives the answer of MM-R36's search."""
+    n = 0
+    for st in random_states(4, games=3, seed=7):
+        for li in range(8):
+            if st.started(li) and not st.finished(li) and st.unused(li) >= 1:
+                assert st._some_gate_reachable(li) == bool(st.reachable_black_gates(li))
+                n += 1
+                for bad in ((0, 1, 5), (2, 3, 1)):
+                    want = any(G.black_side[b] not in bad for b in st.reachable_black_gates(li))
+                    assert st._some_gate_reachable(li, bad) == want
+    assert n > 200
