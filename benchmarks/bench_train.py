@@ -29,6 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -106,7 +107,14 @@ def bench_reference(cfg, steps: int, obs_size: int, num_actions: int) -> dict:
         return TrivialMaskedEnv(obs_size, num_actions)
 
     fns = [make for _ in range(cfg.n_envs)]
-    vec = SubprocVecEnv(fns, start_method="fork") if cfg.vec == "subproc" and cfg.n_envs > 1 else DummyVecEnv(fns)
+    if cfg.vec == "batched" and cfg.n_envs > 1:
+        from boardzoo.training.vec import BatchedSubprocVecEnv
+
+        vec: Any = BatchedSubprocVecEnv(fns, workers=cfg.workers)
+    elif cfg.vec == "subproc" and cfg.n_envs > 1:
+        vec = SubprocVecEnv(fns, start_method="fork")
+    else:
+        vec = DummyVecEnv(fns)
     act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.net.activation]
     p = cfg.ppo
     model = MaskablePPO(
@@ -138,8 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--env", action="append", help="env id (repeatable; default: every game with a config)")
     ap.add_argument("--steps", type=int, default=8192, help="timed learner decisions per row")
-    ap.add_argument("--n-envs", type=int, help="override the config's n_envs")
-    ap.add_argument("--vec", choices=["subproc", "dummy"], help="override the config's vec")
+    ap.add_argument("--n-envs", type=int, help="override the config's n_envs (keeping its PPO batch)")
+    ap.add_argument("--vec", choices=["subproc", "dummy", "batched"], help="override the config's vec")
     ap.add_argument("--out", help="write the rows as JSON here")
     a = ap.parse_args(argv)
     envs = a.env or [e for e in names() if (ROOT / "configs" / f"{e}.yaml").is_file()]
@@ -150,8 +158,10 @@ def main(argv: list[str] | None = None) -> int:
     for env_id in envs:
         cfg = load_config(ROOT / "configs" / f"{env_id}.yaml")
         cfg.bc.games = 0
-        if a.n_envs:
+        if a.n_envs:  # the same PPO batch (n_steps x n_envs) spread over more or fewer envs
+            batch = cfg.ppo.n_steps * cfg.n_envs
             cfg.n_envs = a.n_envs
+            cfg.ppo.n_steps = max(1, batch // a.n_envs)
         if a.vec:
             cfg.vec = a.vec
         game = make_game(env_id, **cfg.options)

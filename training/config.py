@@ -148,7 +148,10 @@ class TrainConfig:
     n_envs: int = 2
     """parallel envs"""
     vec: str = "subproc"
-    """subproc (one process per env) or dummy (in-process)"""
+    """subproc (one process per env), dummy (in-process) or batched (n_envs spread over ``workers``
+    processes, each stepping its share per message: the fast layout for many envs)"""
+    workers: int | None = None
+    """vec: batched only: worker processes (null: one per CPU)"""
     run_dir: str | None = None
     """where runs go (default runs/<config file stem>)"""
     backend: str = "sb3"
@@ -186,7 +189,8 @@ class TrainConfig:
                 raise ConfigError(f"bc.teacher: {self.env_id}'s heuristic offers no variants") from None
         checks = [
             (self.reward in ("win", "score"), "reward", "must be win or score"),
-            (self.vec in ("subproc", "dummy"), "vec", "must be subproc or dummy"),
+            (self.vec in ("subproc", "dummy", "batched"), "vec", "must be subproc, dummy or batched"),
+            (self.workers is None or self.workers >= 1, "workers", "must be >= 1 (or null: one per CPU)"),
             (self.net.activation in ("tanh", "relu"), "net.activation", "must be tanh or relu"),
             (all(h > 0 for h in self.net.hidden) and self.net.hidden, "net.hidden", "must be positive sizes"),
             (self.net.action_skip >= 0, "net.action_skip", "must be >= 0"),

@@ -51,11 +51,16 @@ def _env_fn(cfg: TrainConfig, rank: int, seeds: RunSeeds) -> Callable[[], SelfPl
 
 
 def make_vec_env(cfg: TrainConfig, seeds: RunSeeds | None = None):
-    """``cfg.n_envs`` self-play envs (one process each with ``vec: subproc``)."""
+    """``cfg.n_envs`` self-play envs: one process each (``vec: subproc``), in this process
+    (``dummy``), or spread over ``cfg.workers`` processes (``batched``, :mod:`.vec`)."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     seeds = seeds or RunSeeds(cfg.seed)
     fns: list[Any] = [_env_fn(cfg, i, seeds) for i in range(cfg.n_envs)]
+    if cfg.vec == "batched" and cfg.n_envs > 1:
+        from .vec import BatchedSubprocVecEnv
+
+        return BatchedSubprocVecEnv(fns, workers=cfg.workers)
     if cfg.vec == "subproc" and cfg.n_envs > 1:
         return SubprocVecEnv(fns, start_method="fork")
     return DummyVecEnv(fns)

@@ -1,0 +1,196 @@
+"""``vec: batched``: many envs in a few worker processes, each worker stepping its share per message.
+
+SB3's ``SubprocVecEnv`` runs one env per process: with a small network the learner then spends its
+time on one tiny policy forward and one pipe round trip per env and step. ``DummyVecEnv`` batches
+the forward pass but steps every env (and its opponents) in the learner's process, on one core.
+:class:`BatchedSubprocVecEnv` does both: ``n_envs`` envs spread over ``workers`` processes (one per
+core by default); each step sends one message per worker with its envs' actions, so the learner
+batches its forward pass over all envs while the games run on the other cores.
+
+Semantics are exactly ``DummyVecEnv``'s / ``SubprocVecEnv``'s (auto-reset with
+``terminal_observation``, ``TimeLimit.truncated``, seeds and options per env, ``env_method`` /
+``get_attr`` / ``set_attr`` per env index), so MaskablePPO's ``action_masks`` and the opponent-pool
+plumbing work unchanged.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper, VecEnv, VecEnvIndices
+
+
+def _step_one(env: gym.Env, action: Any) -> tuple:
+    obs, reward, terminated, truncated, info = env.step(action)
+    done = terminated or truncated
+    info["TimeLimit.truncated"] = truncated and not terminated
+    reset_info: dict = {}
+    if done:
+        info["terminal_observation"] = obs
+        obs, reset_info = env.reset()
+    return obs, reward, done, info, reset_info
+
+
+def _worker(remote: Any, parent_remote: Any, fns_wrapper: CloudpickleWrapper) -> None:
+    from stable_baselines3.common.env_util import is_wrapped
+
+    parent_remote.close()
+    envs = [fn() for fn in fns_wrapper.var]
+    while True:
+        try:
+            cmd, data = remote.recv()
+        except (EOFError, KeyboardInterrupt):
+            break
+        if cmd == "step":
+            remote.send([_step_one(e, a) for e, a in zip(envs, data)])
+        elif cmd == "reset":
+            out = []
+            for e, (seed, options) in zip(envs, data):
+                out.append(e.reset(seed=seed, **({"options": options} if options else {})))
+            remote.send(out)
+        elif cmd == "env_method":
+            name, args, kwargs, idx = data
+            remote.send([envs[i].get_wrapper_attr(name)(*args, **kwargs) for i in idx])
+        elif cmd == "get_attr":
+            name, idx = data
+            remote.send([envs[i].get_wrapper_attr(name) for i in idx])
+        elif cmd == "set_attr":
+            name, value, idx = data
+            for i in idx:
+                setattr(envs[i], name, value)
+            remote.send(None)
+        elif cmd == "has_attr":
+            ok = True
+            for e in envs:
+                try:
+                    e.get_wrapper_attr(data)
+                except AttributeError:
+                    ok = False
+            remote.send(ok)
+        elif cmd == "is_wrapped":
+            cls, idx = data
+            remote.send([is_wrapped(envs[i], cls) for i in idx])
+        elif cmd == "render":
+            remote.send([e.render() for e in envs])
+        elif cmd == "get_spaces":
+            remote.send((envs[0].observation_space, envs[0].action_space))
+        elif cmd == "close":
+            for e in envs:
+                e.close()
+            remote.close()
+            break
+        else:  # pragma: no cover - a programming error
+            raise NotImplementedError(f"BatchedSubprocVecEnv worker: unknown command {cmd!r}")
+
+
+class BatchedSubprocVecEnv(VecEnv):
+    """``len(env_fns)`` envs in ``workers`` processes (default: one per CPU, at most one per env)."""
+
+    def __init__(self, env_fns: list[Callable[[], gym.Env]], workers: int | None = None, start_method: str = "fork"):
+        n = len(env_fns)
+        if n < 1:
+            raise ValueError("BatchedSubprocVecEnv needs at least one env")
+        k = max(1, min(n, workers or os.cpu_count() or 1))
+        bounds = np.linspace(0, n, k + 1).round().astype(int)
+        self.slices = [range(int(bounds[i]), int(bounds[i + 1])) for i in range(k)]
+        self.owner = [(w, j) for w, s in enumerate(self.slices) for j in range(len(s))]  # env -> (worker, local)
+        ctx = mp.get_context(start_method)
+        self.remotes, self.processes = [], []
+        for s in self.slices:
+            remote, work = ctx.Pipe()
+            fns = [env_fns[i] for i in s]
+            p = ctx.Process(target=_worker, args=(work, remote, CloudpickleWrapper(fns)), daemon=True)  # type: ignore[attr-defined]
+            p.start()
+            work.close()
+            self.remotes.append(remote)
+            self.processes.append(p)
+        self.waiting = False
+        self.closed = False
+        self.remotes[0].send(("get_spaces", None))
+        obs_space, act_space = self.remotes[0].recv()
+        super().__init__(n, obs_space, act_space)
+
+    # -- stepping ---------------------------------------------------------------
+    def step_async(self, actions: np.ndarray) -> None:
+        for remote, s in zip(self.remotes, self.slices):
+            remote.send(("step", [actions[i] for i in s]))
+        self.waiting = True
+
+    def step_wait(self):
+        results = [r for remote in self.remotes for r in remote.recv()]
+        self.waiting = False
+        obs, rews, dones, infos, self.reset_infos = zip(*results)  # type: ignore[assignment]
+        return np.stack(obs), np.stack(rews), np.stack(dones), list(infos)
+
+    def reset(self):
+        for remote, s in zip(self.remotes, self.slices):
+            remote.send(("reset", [(self._seeds[i], self._options[i]) for i in s]))
+        results = [r for remote in self.remotes for r in remote.recv()]
+        obs, self.reset_infos = zip(*results)  # type: ignore[assignment]
+        self._reset_seeds()
+        self._reset_options()
+        return np.stack(obs)
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        if self.waiting:
+            for remote in self.remotes:
+                remote.recv()
+        for remote in self.remotes:
+            remote.send(("close", None))
+        for p in self.processes:
+            p.join()
+        for remote in self.remotes:
+            remote.close()
+        self.closed = True
+
+    # -- per-env calls -------------------------------------------------------------
+    def _by_worker(self, indices: VecEnvIndices) -> tuple[list[int], dict[int, list[int]]]:
+        order = list(self._get_indices(indices))
+        groups: dict[int, list[int]] = {}
+        for i in order:
+            w, j = self.owner[i]
+            groups.setdefault(w, []).append(j)
+        return order, groups
+
+    def _gather(self, cmd: str, make: Callable[[list[int]], Any], indices: VecEnvIndices) -> list[Any]:
+        order, groups = self._by_worker(indices)
+        for w, local in groups.items():
+            self.remotes[w].send((cmd, make(local)))
+        got: dict[int, Any] = {}
+        for w, local in groups.items():
+            for j, v in zip(local, self.remotes[w].recv()):
+                got[self.slices[w][j]] = v
+        return [got[i] for i in order]
+
+    def env_method(self, method_name: str, *method_args, indices: VecEnvIndices = None, **method_kwargs) -> list[Any]:
+        return self._gather("env_method", lambda loc: (method_name, method_args, method_kwargs, loc), indices)
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        return self._gather("get_attr", lambda loc: (attr_name, loc), indices)
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        _, groups = self._by_worker(indices)
+        for w, local in groups.items():
+            self.remotes[w].send(("set_attr", (attr_name, value, local)))
+        for w in groups:
+            self.remotes[w].recv()
+
+    def has_attr(self, attr_name: str) -> bool:
+        for remote in self.remotes:
+            remote.send(("has_attr", attr_name))
+        return all([remote.recv() for remote in self.remotes])
+
+    def env_is_wrapped(self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None) -> list[bool]:
+        return self._gather("is_wrapped", lambda loc: (wrapper_class, loc), indices)
+
+    def get_images(self) -> Sequence[np.ndarray | None]:
+        for remote in self.remotes:
+            remote.send(("render", None))
+        return [img for remote in self.remotes for img in remote.recv()]
