@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         if f.is_file() and f.suffix in (".py", ".md", ".json"):
             f.write_text(substitute(f.read_text(), a.name, a.prefix))
     (root / "envs" / f"{a.name}_v0.py").write_text(
-        f'"""``{a.name}_v0``: PettingZoo entry points (env, raw_env, parallel_env); see boardzoo.envs.{a.name}."""\n'
+        f'"""``{a.name}_v0``: PettingZoo entry points (env, raw_env, parallel_env); see boardzoo.envs.{a.name}."""\n\n'
         f"from boardzoo.envs.core.registry import module_api\n\n"
         f'env, raw_env, parallel_env = module_api("{a.name}_v0")\n'
     )
