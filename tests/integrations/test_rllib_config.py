@@ -12,8 +12,17 @@ from boardzoo.training.config import config_from_dict, load_config
 CONFIGS = Path(__file__).resolve().parents[2] / "configs" / "rllib"
 
 
+def _shipped_games() -> list[str]:
+    """The registered games of the package (test fixtures may register tiny games for a while)."""
+    from boardzoo.envs.core import registry
+
+    return sorted(
+        n for n in names() if registry._ENTRIES[n].startswith("boardzoo.envs.") and "._" not in registry._ENTRIES[n]
+    )
+
+
 def test_every_game_has_an_rllib_config_that_loads():
-    assert sorted(p.stem for p in CONFIGS.glob("*.yaml")) == sorted(names())
+    assert sorted(p.stem for p in CONFIGS.glob("*.yaml")) == _shipped_games()
     for p in CONFIGS.glob("*.yaml"):
         cfg = load_config(p)
         assert cfg.backend == "rllib" and cfg.env_id == p.stem and cfg.rllib.address is None
