@@ -43,58 +43,66 @@ class MetromaniaEncoder(Encoder):
         o = np.zeros(self.size, np.float32)
         n = state.num_players
         nt, nv, ne = self.nt, self.nv, self.ne
-        o[self.phase + int(state.phase_id)] = 1
-        o[self.dig] = state.dig_left / 3.0
-        o[self.dig + 1] = float(state.covered)
+        ones = [self.phase + int(state.phase_id)]
+        idx: list[int] = []  # fractional entries: indices and values
+        val: list[float] = []
+        if state.covered:
+            ones.append(self.dig + 1)
+        idx += [self.dig, self.misc, self.misc + 2]
+        val += [state.dig_left / 3.0, state.supply / self.game.supply0, state.passes / n]
+        if state.final_left >= 0:
+            ones.append(self.misc + 1)
+        tunnels = self.game.tunnels
+        wside = g.white_side
         for k in range(n):
             p = (seat + k) % n
-            o[self.seats + k] = 1
-            o[self.scores + k] = state.score[p] / (state.score[p] + SCORE_HALF)
+            ones.append(self.seats + k)
+            sc = state.score[p]
+            idx.append(self.scores + k)
+            val.append(sc / (sc + SCORE_HALF))
             for ln in (0, 1):
                 li = 2 * p + ln
                 b = self.lines + (2 * k + ln) * 9
-                if state.start_gate[li] >= 0:
-                    o[b] = 1
-                    o[b + 3 + state.start_side(li)] = 1
-                o[b + 1] = float(state.end_gate[li] >= 0)
-                o[b + 2] = state.unused(li) / self.game.tunnels
-        o[self.misc] = state.supply / self.game.supply0
-        o[self.misc + 1] = float(state.final_left >= 0)
-        o[self.misc + 2] = state.passes / n
-        for m in range(NUM_MARKERS):
-            b = self.markers + m * (MAX_PLAYERS + 1)
-            if state.owner[m] >= 0:
-                o[b + (state.owner[m] - seat) % n] = 1
-            t = state.marker_tri[m]
+                sg = state.start_gate[li]
+                if sg >= 0:
+                    ones += [b, b + 3 + wside[sg]]
+                if state.end_gate[li] >= 0:
+                    ones.append(b + 1)
+                idx.append(b + 2)
+                val.append(state.unused(li) / tunnels)
+        mb, tlb = self.markers, self.tri_letter
+        for m, (own, t) in enumerate(zip(state.owner, state.marker_tri)):
+            b = mb + m * (MAX_PLAYERS + 1)
+            if own >= 0:
+                ones.append(b + (own - seat) % n)
             if t >= 0:
-                o[b + MAX_PLAYERS] = 1
-                o[self.tri_letter + (m % 6) * nt + t] = 1
+                ones += [b + MAX_PLAYERS, tlb + (m % 6) * nt + t]
+        o[idx] = val
         if state.phase_id >= Phase.DEAL:
-            o[self.tri_kind + np.asarray(state.kinds) * nt + self._arange_t] = 1
-        for li, ts in enumerate(state.tris):
-            if ts:
-                k = (li // 2 - seat) % n
-                o[self.tri_owner + k * nt + np.asarray(ts)] = 1
+            cache = state.encoder_cache
+            if cache is None:  # the layout is fixed once set up: its one-hot indices, once per state
+                cache = state.encoder_cache = self.tri_kind + np.asarray(state.kinds) * nt + self._arange_t
+            o[cache] = 1
+        tb = self.tri_owner
+        tun = [tb + ((li // 2 - seat) % n) * nt + t for li, ts in enumerate(state.tris) for t in ts]
+        if tun:
+            o[tun] = 1
         v0 = self.vert
-        if state.has_station:
-            o[v0 + np.fromiter(state.has_station, np.int64)] = 1
+        ones += [v0 + v for v in state.has_station]
         for li, vs in enumerate(state.verts):
             if vs and state.end_gate[li] < 0:
                 k = (li // 2 - seat) % n
-                o[v0 + (1 + k) * nv + vs[-1]] = 1
+                ones.append(v0 + (1 + k) * nv + vs[-1])
                 if k == 0:
-                    o[v0 + (5 + li % 2) * nv + vs[-1]] = 1
-        for w, v in enumerate(g.white_gates):
-            if w not in state.white_used:
-                o[v0 + 7 * nv + v] = 1
-        for b, v in enumerate(g.black_gates):
-            if b not in state.black_used:
-                o[v0 + 8 * nv + v] = 1
-        for e, lis in state.edge_lines.items():
-            for li in lis:
-                o[self.edges + ((li // 2 - seat) % n) * ne + e] = 1
+                    ones.append(v0 + (5 + li % 2) * nv + vs[-1])
+        wu, bu = state.white_used, state.black_used
+        ones += [v0 + 7 * nv + v for w, v in enumerate(g.white_gates) if w not in wu]
+        ones += [v0 + 8 * nv + v for b, v in enumerate(g.black_gates) if b not in bu]
+        eb = self.edges
+        ones += [eb + ((li // 2 - seat) % n) * ne + e for e, lis in state.edge_lines.items() for li in lis]
+        o[ones] = 1
         if self.action_features is not None and state.current_player() == seat:
             vals = action_values(state)
-            for a, val in vals.items():  # legal actions only; illegal ones stay 0
-                o[self.features + a] = min(1.0, max(0.01, (val + FEATURE_SHIFT) * FEATURE_SCALE))
+            for a, av in vals.items():  # legal actions only; illegal ones stay 0
+                o[self.features + a] = min(1.0, max(0.01, (av + FEATURE_SHIFT) * FEATURE_SCALE))
         return o

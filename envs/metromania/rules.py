@@ -26,7 +26,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable
 from enum import IntEnum
-from functools import cache
+from functools import cache, lru_cache
 from itertools import permutations
 from typing import Any, ClassVar
 
@@ -193,6 +193,12 @@ def _hex_distance() -> np.ndarray:
     dx = xy[:, None, 0] - xy[None, :, 0]
     dy = xy[:, None, 1] - xy[None, :, 1]
     return (np.abs(dx) + np.abs(dy) + np.abs(dx + dy)) // 2
+
+
+@lru_cache(maxsize=4096)
+def _gate_distance(gates: tuple[int, ...]) -> list[int]:
+    """Per vertex, the lattice distance to the nearest of ``gates`` (cached per set of gates)."""
+    return _hex_distance()[:, list(gates)].min(axis=1).tolist()
 
 
 class MetromaniaGame(Game):
@@ -522,7 +528,7 @@ class MetromaniaState(State):
             return False
         budget = self.unused(li) - 1
         h = self.verts[li][-1]
-        dist = _hex_distance()[:, free].min(axis=1).tolist()
+        dist = _gate_distance(tuple(free))
         if dist[h] == 0:
             return True
         if dist[h] > budget:
@@ -669,14 +675,39 @@ class MetromaniaState(State):
         return m
 
     def _extend_mask(self, m: np.ndarray, p: int) -> None:
+        """EXTEND entries of the mask: ``tunnel_legal`` for every (line, direction, side), with the
+        line-level checks done once per line."""
+        g = self.game.geo
+        nbr, tl, tr, kinds, occ = g.nbr, g.tri_left, g.tri_right, self.kinds, self.tri_line
+        sd = self.game.step_dir
         for ln in (0, 1):
             li = 2 * p + ln
-            if self.start_gate[li] < 0 or self.end_gate[li] >= 0:
+            if self.start_gate[li] < 0 or self.end_gate[li] >= 0 or self.unused(li) < 1:  # MM-R20
                 continue
+            vs = self.verts[li]
+            own = self.vset[li]
+            h = vs[-1]
+            a = sd[(vs[-2], h)] if len(vs) >= 2 else -1
+            sharp_ok = h in self.has_station
+            base = A_EXTEND + 12 * ln
             for d in range(6):
-                for s in (0, 1):
-                    if self.tunnel_legal(li, d, s):
-                        m[A_EXTEND + 12 * ln + 2 * d + s] = 1
+                if a >= 0:
+                    diff = (d - a) % 6
+                    if diff == 3 or (diff in (2, 4) and not sharp_ok):  # MM-R19
+                        continue
+                k = h * 6 + d
+                w = nbr[k]
+                if w < 0 or w in own:  # MM-R18
+                    continue
+                for s, t in ((0, tl[k]), (1, tr[k])):
+                    if t < 0 or occ[t] >= 0:  # MM-R17, MM-R22
+                        continue
+                    kind = kinds[t]
+                    if kind >= LAKE:
+                        continue
+                    if kind and (self.covered or not self.qualifying_markers(p, t)):  # MM-R23, MM-R25
+                        continue
+                    m[base + 2 * d + s] = 1
 
     def _apply(self, a: Any) -> None:
         ph = self.phase_id
