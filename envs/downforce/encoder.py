@@ -142,6 +142,12 @@ class DownforceEncoder(Encoder):
         self.no_rank = [6] * NC
         self.moved_bytes = [[bytes((0, m, nr)) for nr in (0, 1)] for m in range(256)]
         self.space_rank = [-(sid // LANES) * 1_000_000 for sid in range(game.num_spaces)]  # + entry stamp
+        # the race stage's car codes: a space id, or (finished) num_spaces + place, indexing both
+        # ``car_floats`` and ``race_rank`` (a race-order key less the entry stamp, DF-R27: finished
+        # cars first by place, then higher rows; entry stamps stay below 1000)
+        ns = game.num_spaces
+        self.finish_code = [ns + q for q in range(7)]
+        self.race_rank = self.space_rank + [q * 1000 - 99_000_000 for q in range(7)]
         # per-entry scale: entries are written as small integers, then scaled
         sc = np.ones(off, dtype=np.float32)
         for c in range(NC):
@@ -163,14 +169,17 @@ class DownforceEncoder(Encoder):
             return np.multiply(np.frombuffer(b, dtype=np.uint8), s, dtype=np.float32).tobytes()
 
         self.car_floats = [[floats(x, csc[:17]) for x in row] for row in self.car_bytes]
-        self.moved_floats = [[floats(x, csc[17:]) for x in row] for row in self.moved_bytes]
+        # entries 17-19 as float32 by (subject value 0..8 / 8, spaces moved this turn, curve entered)
+        most = game.last_row + 2  # (a car moves at most to the finish in one turn)
+        grid = np.array([[[(k, m, nr) for nr in (0, 1)] for m in range(most)] for k in range(9)], dtype=np.uint8)
+        moved = np.multiply(grid, csc[CAR_SUBJECT:], dtype=np.float32)
+        self.moved_floats = [[[moved[k, m, nr].tobytes() for nr in (0, 1)] for m in range(most)] for k in range(9)]
         self.cards_scale = sc[self.hand : self.cur_card].copy()
         # float32 pieces of the race stage's observation (encode): the region stage .. turn by
         # decision, cur_card .. ignored by card, zeros between
         self.dec_pieces: dict[tuple[int, ...], bytes] = {}
         self.card_pieces: dict[tuple[int, bool, int], bytes] = {}
         self.no_card_piece = bytes(4 * (self.money - self.cur_card))
-        self.subject_f = [np.float32(k * SUBJECT_SCALE).tobytes() for k in range(9)]  # subject entry, 0..8 / 8
         self.zeros_auction_f = bytes(4 * (self.hand - self.eligible))
         self.zeros_end_f = bytes(4 * (off - self.money))
         self.zeros_dyn = bytes(off - self.semi_end)
@@ -301,17 +310,17 @@ class DownforceEncoder(Encoder):
             ckey = (st.stamp_counter, len(st.finish_order), len(st.played))
             cc = cache.get("carsF")
             if cc is None or cc[0] != ckey:
-                cc = cache["carsF"] = (ckey, _encode_cars(st, L, True))
-            cars = cc[1]
+                cc = cache["carsF"] = (ckey, _race_car_pieces(st, L))
+            parts = [rb[1], dp, *cc[1], L.zeros_auction_f, hc[1], cp, L.zeros_end_f]
             subject = -1
             if dt == D_STEER:
                 subject = args[0]
             elif kind >= 2 and dt == D_YESNO:  # prompts about one car (see rules.YESNO_KINDS)
                 subject = args[2] if kind == 2 else args[1]
             if subject >= 0:  # the subject car; for a STEER its movement left / 8 (8 / 8 otherwise)
-                k = (subject * CAR_DYN + CAR_SUBJECT) * 4
-                cars = cars[:k] + L.subject_f[min(args[1], 8) if dt == D_STEER else 8] + cars[k + 4 :]
-            buf = bytearray().join((rb[1], dp, cars, L.zeros_auction_f, hc[1], cp, L.zeros_end_f))
+                sv = min(args[1], 8) if dt == D_STEER else 8
+                parts[3 + 2 * subject] = L.moved_floats[sv][st.turn_moved[subject]][st.turn_nonrect[subject]]
+            buf = bytearray().join(parts)
             obs = np.frombuffer(buf, dtype=np.float32)  # (writable: it views a new bytearray)
         else:
             obs = _encode_other(st, seat, L)
@@ -395,8 +404,47 @@ def _encode_bets_public(st: DownforceState, L: DownforceEncoder) -> bytes:
     return bytes(o)
 
 
-def _encode_cars(st: DownforceState, L: DownforceEncoder, floats: bool = False) -> bytes:
-    """The cars block, joined from precomputed pieces (``floats``: scaled float32 pieces)."""
+def _encode_cars(st: DownforceState, L: DownforceEncoder) -> bytes:
+    """The cars block as small integers (before scaling)."""
+    return b"".join(_car_pieces(st, L, False))
+
+
+def _race_car_pieces(st: DownforceState, L: DownforceEncoder) -> list[bytes]:
+    """``_car_pieces(st, L, True)`` in the race stage, written out for its six cars (one car moves
+    at every step, so this runs at almost every encode)."""
+    codes = st.pos
+    if st.finish_order:
+        place = st.place
+        fc = L.finish_code
+        codes = [p if p >= 0 else fc[place[c]] for c, p in enumerate(codes)]
+    rr = L.race_rank
+    s = st.stamp
+    c0, c1, c2, c3, c4, c5 = codes
+    k0, k1, k2, k3, k4, k5 = rr[c0] + s[0], rr[c1] + s[1], rr[c2] + s[2], rr[c3] + s[3], rr[c4] + s[4], rr[c5] + s[5]
+    ix = sorted((k0, k1, k2, k3, k4, k5)).index  # race position = index in the sorted keys
+    cb = L.car_floats
+    mb = L.moved_floats[0]
+    m = st.turn_moved
+    n = st.turn_nonrect
+    return [
+        cb[c0][ix(k0)],
+        mb[m[0]][n[0]],
+        cb[c1][ix(k1)],
+        mb[m[1]][n[1]],
+        cb[c2][ix(k2)],
+        mb[m[2]][n[2]],
+        cb[c3][ix(k3)],
+        mb[m[3]][n[3]],
+        cb[c4][ix(k4)],
+        mb[m[4]][n[4]],
+        cb[c5][ix(k5)],
+        mb[m[5]][n[5]],
+    ]
+
+
+def _car_pieces(st: DownforceState, L: DownforceEncoder, floats: bool) -> list[bytes]:
+    """The cars block as precomputed pieces, two per car (entries 0-16 and 17-19; the subject
+    entry 0): small integers, or (``floats``) scaled float32."""
     pos = st.pos
     if st.stage == GRID:  # setup: cars not placed yet, no race positions
         codes = [p if p >= 0 else -7 for p in pos]  # (index -7 of car_bytes: no place)
@@ -414,8 +462,8 @@ def _encode_cars(st: DownforceState, L: DownforceEncoder, floats: bool = False) 
         order = sorted(key)  # keys are distinct (entry stamps are)
         rank = map(order.index, key)
     cb = L.car_floats if floats else L.car_bytes
-    mb = L.moved_floats if floats else L.moved_bytes
-    return b"".join([cb[p][r] + mb[m][n] for p, r, m, n in zip(codes, rank, st.turn_moved, st.turn_nonrect)])
+    mb = L.moved_floats[0] if floats else L.moved_bytes
+    return [x for p, r, m, n in zip(codes, rank, st.turn_moved, st.turn_nonrect) for x in (cb[p][r], mb[m][n])]
 
 
 def _encode_other(st: DownforceState, seat: int, L: DownforceEncoder) -> np.ndarray:
