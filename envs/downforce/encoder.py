@@ -321,7 +321,7 @@ class DownforceEncoder(Encoder):
                 sv = min(args[1], 8) if dt == D_STEER else 8
                 parts[3 + 2 * subject] = L.moved_floats[sv][st.turn_moved[subject]][st.turn_nonrect[subject]]
             buf = bytearray().join(parts)
-            obs = np.frombuffer(buf, dtype=np.float32)  # (writable: it views a new bytearray)
+            obs = np.frombuffer(buf, np.float32)  # (writable: it views a new bytearray)
         else:
             obs = _encode_other(st, seat, L)
         if self.action_feature_offset is None:
