@@ -5,10 +5,17 @@ Secret commits: other seats' pending bids appear only as "has committed" flags; 
 seats appear only once the game has ended (DF-R26); set-aside cards never appear; other hands
 appear only as their size and the cards publicly known to be in them (revealed bids, speed-8 cards).
 
-Speed: every entry is written as a small integer into a bytearray (cheap per-element writes),
-converted once and multiplied by a per-entry scale. The slowly changing part (auction results,
-powers, publicly known cards) comes first in the layout and is cached per seat, keyed by what can
-change it (``static_key``).
+Blocks, offsets and true ranges are declared once in ``DownforceEncoder.build`` (core ``Layout``;
+the table is in RULES.md, "Observation layout", and the shipped bot's card lists the same blocks).
+
+Speed: outside the race stage every entry is written as a small integer into a bytearray (cheap
+per-element writes), converted once and multiplied by a per-entry scale. The slowly changing part
+(auction results, powers, publicly known cards) comes first in the layout and is cached per seat,
+keyed by what can change it (``static_key``). In the race stage the observation is joined from
+float32 pieces: the head and the cards cached per seat, the decision and the current card from the
+encoder's tables, the cars from precomputed pieces per space and race position. The caches live in
+``state.encoder_cache``, read and written only here; ``tests/downforce/test_encoder_reference.py``
+compares the result with a plain reference encoder.
 """
 
 from __future__ import annotations
