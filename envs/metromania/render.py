@@ -210,7 +210,7 @@ def render_rgb(state: MetromaniaState) -> np.ndarray:
             if not tr["run"]:
                 txt = "not run"
             elif tr["time"] is None:
-                txt = f"no connection, -2 for {tr['penalised']}"
+                txt = f"no connection, -2 for seats {tr['penalised']}" if tr["penalised"] else "no connection"
             else:
                 txt = f"{tr['time']} min, scoring seats {tr['scorers']}"
             c.text((x0, y + 22 + 20 * i), f"{TRIP_NAMES[i]}: {txt}", size=12)
