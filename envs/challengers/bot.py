@@ -1,5 +1,5 @@
 """Heuristic Challengers! drafter: value each card type by its power plus a fixed bonus per effect
-(``encoder.card_value``); choose the draft option with the better expected haul, redraw a weak
+(``rules.card_value``); choose the draft option with the better expected haul, redraw a weak
 display once, pick the best cards, and thin the deck of its weakest cards (starters first) while it
 holds more than a few cards, keeping the number of distinct names within what a bench can hold.
 """
@@ -10,8 +10,18 @@ import numpy as np
 
 from ..core.bots import HeuristicBot
 from ..core.game import ConfigError
-from .encoder import card_value
-from .rules import A_CHOOSE, A_PICK, A_REDRAW, A_REMOVE, A_STOP, ROUNDS, ChallengersGame, ChallengersState, Phase
+from .rules import (
+    A_CHOOSE,
+    A_PICK,
+    A_REDRAW,
+    A_REMOVE,
+    A_STOP,
+    ROUNDS,
+    ChallengersGame,
+    ChallengersState,
+    Phase,
+    card_value,
+)
 
 MIN_DECK = 7  # thin only a deck larger than this
 PICK_FLOOR = 2.5  # never add a card worth less than this

@@ -28,6 +28,7 @@ from .rules import (
     ChallengersGame,
     ChallengersState,
     Phase,
+    card_value,
 )
 
 SEATS = MAX_PLAYERS  # relative human slots (me first)
@@ -36,15 +37,6 @@ MATCHISH = frozenset((Phase.STARTER, Phase.REVEAL, Phase.TROPHY, Phase.END))
 P_END, P_DRAW, P_FINAL_REMOVE = Phase.END, Phase.DRAW, Phase.FINAL_REMOVE
 QUARTERS = np.arange(256, dtype=np.float32) * np.float32(0.25)  # copies (< 256) x 0.25
 SHOWING = frozenset((Phase.DRAW, Phase.PICK, Phase.RECRUIT))
-# a rough worth per unit of each effect (indexed by the rules' OP_* codes), for card_value
-EFFECT_BONUS = (0.0, 1.2, 1.5, 1.0, 1.5, 1.2, 0.8, 1.5, 0.8, 1.0, 1.5)
-
-
-def card_value(game: ChallengersGame, t: int, rnd: int) -> float:
-    """A rough 1-ply worth of one card type (power plus a fixed bonus per effect), for the bot's
-    features and the heuristic."""
-    p = float(game.power[min(rnd, ROUNDS)][t])
-    return p + EFFECT_BONUS[game.op[t]] * max(1, game.x[t])
 
 
 class ChallengersEncoder(Encoder):

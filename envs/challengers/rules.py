@@ -1341,3 +1341,14 @@ class ChallengersState(State):
             return "done removing"
         t = a - A_REMOVE
         return f"remove {names[t]}" if 0 <= t < g.num_types else f"action {a}"
+
+
+# a rough worth per unit of each effect (indexed by the rules' OP_* codes), for card_value
+EFFECT_BONUS = (0.0, 1.2, 1.5, 1.0, 1.5, 1.2, 0.8, 1.5, 0.8, 1.0, 1.5)
+
+
+def card_value(game: ChallengersGame, t: int, rnd: int) -> float:
+    """A rough 1-ply worth of one card type (power plus a fixed bonus per effect), for the bot's
+    features and the heuristic."""
+    p = float(game.power[min(rnd, ROUNDS)][t])
+    return p + EFFECT_BONUS[game.op[t]] * max(1, game.x[t])
