@@ -148,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--steps", type=int, default=8192, help="timed learner decisions per row")
     ap.add_argument("--n-envs", type=int, help="override the config's n_envs (keeping its PPO batch)")
     ap.add_argument("--vec", choices=["subproc", "dummy", "batched"], help="override the config's vec")
+    ap.add_argument("--workers", type=int, help="vec: batched: worker processes (default: one per CPU)")
     ap.add_argument("--out", help="write the rows as JSON here")
     a = ap.parse_args(argv)
     envs = a.env or [e for e in names() if (ROOT / "configs" / f"{e}.yaml").is_file()]
@@ -164,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
             cfg.ppo.n_steps = max(1, batch // a.n_envs)
         if a.vec:
             cfg.vec = a.vec
+        if a.workers:
+            cfg.workers = a.workers
         game = make_game(env_id, **cfg.options)
         ours = bench_ours(cfg, a.steps)
         ref = bench_reference(cfg, a.steps, game.observation_size, game.num_actions)
