@@ -13,11 +13,16 @@ __init__.py             SPEC: the one place the parts are put together
 from ..core.spec import GameSpec
 from .bot import heuristic
 from .encoder import DownforceEncoder
-from .render import render_rgb, render_text
+from .render import render_rgb, render_text, seat_text
 from .rules import DownforceGame, DownforceState
 
 SPEC = GameSpec(
-    rules=DownforceGame, encoder=DownforceEncoder, heuristic=heuristic, renderer=render_rgb, text=render_text
+    rules=DownforceGame,
+    encoder=DownforceEncoder,
+    heuristic=heuristic,
+    renderer=render_rgb,
+    text=render_text,
+    seat_text=seat_text,
 )
 
 __all__ = ["SPEC", "DownforceGame", "DownforceState"]

@@ -297,3 +297,24 @@ def render_rgb(st: DownforceState) -> np.ndarray:
         winners = st.winners()
         cv.text((W - 20, H - 48), "Winner: " + ", ".join(f"P{s}" for s in winners), size=18, anchor="ra")
     return cv.to_array()
+
+
+# ----------------------------------------------------------------------------- seat view
+def seat_text(st: DownforceState, seat: int) -> str:
+    """What only ``seat`` knows: its hand (each card's car moves), its secret bid in the auction under
+    way (DF auction: one-card bids, hidden until all have bid) and its secret bets (DF-R25, DF-R26:
+    hidden from the others until final scoring)."""
+    g = st.game
+    cars = _cars(st)
+
+    def card(c: int) -> str:
+        return f"#{c} [" + " ".join(f"{cars[k] if k >= 0 else 'Wild'}{s}" for k, s in g.deck[c]) + "]"
+
+    hand = ", ".join(card(c) for c in sorted(st.hands[seat])) or "empty"
+    lines = [f"your hand ({SEAT}{seat}, {len(st.hands[seat])} cards): {hand}"]
+    if st.stage == AUCTION and st.pending[seat] >= 0:
+        lines.append(f"your secret bid: {card(st.pending[seat])}")
+    bets = [f"bet{st.bet_k[r][0] + 1}: {cars[b[seat]]}" for r, b in enumerate(st.bets) if b[seat] >= 0]
+    if bets and st.stage != END:
+        lines.append("your secret bets (hidden until the end): " + ", ".join(bets))
+    return "\n".join(lines)

@@ -337,6 +337,7 @@ def test_downforce_bids_stay_secret_until_the_reveal(client, hub):
     other, spectator = view(client, gid, q, tokens[q]), view(client, gid)
     assert bid["name"].startswith("BID") and mine["log"][-1]["text"] == f"P{p} (human): {bid['name']}"
     card = bid["name"].split(" ", 1)[1]  # "#46 [Orange8]"
+    assert f"your secret bid: {card}" in mine["private_text"], "the bidder's own seat view"
     for seen in (other, spectator):
         assert seen["log"][-1]["text"] == f"P{p} (human): (a secret choice)"
         assert card not in json.dumps(seen), "another seat learns the secret bid"
