@@ -5,18 +5,23 @@ board.py         hex geometry, token stacks and the pattern matcher (every rotat
 rules.py         Game + State: rules only; imports core, data and board
 encoder.py       the observation (named blocks) and the optional 1-ply action features
 bot.py           the heuristic
-render.py        render_text (ansi) and render_rgb (rgb_array)
+render.py        render_text (ansi, public), render_rgb (rgb_array, public), seat_text (a seat's spirit offers)
 RULES.md         the users' rules with the spec's rule IDs and the observation layout
 """
 
 from ..core.spec import GameSpec
 from .bot import heuristic
 from .encoder import HarmoniesEncoder
-from .render import render_rgb, render_text
+from .render import render_rgb, render_text, seat_text
 from .rules import HarmoniesGame, HarmoniesState
 
 SPEC = GameSpec(
-    rules=HarmoniesGame, encoder=HarmoniesEncoder, heuristic=heuristic, renderer=render_rgb, text=render_text
+    rules=HarmoniesGame,
+    encoder=HarmoniesEncoder,
+    heuristic=heuristic,
+    renderer=render_rgb,
+    text=render_text,
+    seat_text=seat_text,
 )
 
 __all__ = ["SPEC", "HarmoniesGame", "HarmoniesState"]

@@ -26,6 +26,19 @@ def _card(state: HarmoniesState, cid: int) -> str:
     return f"{'S' if card.spirit else 'A'}{cid}"
 
 
+def seat_text(state: HarmoniesState, seat: int) -> str:
+    """What only ``seat`` knows (HA-V2): the spirits offered to it and the one it put back."""
+    if not state.game.spirits:
+        return ""
+    parts = []
+    if state.offers[seat]:
+        offers = ", ".join(f"{i}: {_card(state, c)}" for i, c in enumerate(state.offers[seat]))
+        parts.append(f"your spirit offers (player {seat}): {offers}")
+    if state.spirit_discard[seat]:
+        parts.append(f"the spirit you put back: {_card(state, state.spirit_discard[seat])}")
+    return "\n".join(parts)
+
+
 def render_text(state: HarmoniesState) -> str:
     g = state.game
     n = state.num_players
