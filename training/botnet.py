@@ -36,14 +36,18 @@ class BotNet(nn.Module):
         # the critic (value_layers.{i}): empty when the bot has no value head
         self.value_layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(vsizes[:-1], vsizes[1:]))
 
-    def logits(self, observation) -> torch.Tensor:
-        x = torch.as_tensor(observation).to(torch.float32)
+    def _mlp(self, layers: nn.ModuleList, x: torch.Tensor) -> torch.Tensor:
         h = x
-        last = len(self.layers) - 1
-        for i, lin in enumerate(self.layers):
+        last = len(layers) - 1
+        for i, lin in enumerate(layers):
             h = lin(h)
             if i < last:
                 h = torch.tanh(h) if self.activation == "tanh" else torch.relu(h)
+        return h
+
+    def logits(self, observation) -> torch.Tensor:
+        x = torch.as_tensor(observation).to(torch.float32)
+        h = self._mlp(self.layers, x)
         if self.skip_gain is not None:
             h = h + self.skip_gain * x[..., self.skip_offset : self.skip_offset + self.num_actions]
         return h
@@ -57,13 +61,7 @@ class BotNet(nn.Module):
         (``(N,) -> ()``, ``(B, N) -> (B,)``); only for bots exported with a value head."""
         if not self.has_value:
             raise ValueError("this bot has no value head (exported from a run without one)")
-        h = torch.as_tensor(observation).to(torch.float32)
-        last = len(self.value_layers) - 1
-        for i, lin in enumerate(self.value_layers):
-            h = lin(h)
-            if i < last:
-                h = torch.tanh(h) if self.activation == "tanh" else torch.relu(h)
-        return h[..., 0]
+        return self._mlp(self.value_layers, torch.as_tensor(observation).to(torch.float32))[..., 0]
 
     def forward(self, observation, action_mask) -> torch.Tensor:
         z = self.logits(observation)

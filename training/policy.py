@@ -67,6 +67,17 @@ def split_params(params: list[np.ndarray]) -> tuple[list[tuple[np.ndarray, np.nd
     return pairs, None
 
 
+def mlp(layers: list[tuple[np.ndarray, np.ndarray]], activation: str, obs: np.ndarray) -> np.ndarray:
+    """``obs -> hidden (activation) -> ... -> out`` through ``[(W^T, b), ...]`` (no activation on the last)."""
+    h: np.ndarray = np.asarray(obs, dtype=np.float32)
+    last = len(layers) - 1
+    for i, (w, b) in enumerate(layers):
+        h = h @ w + b
+        if i < last:
+            h = np.tanh(h) if activation == "tanh" else np.maximum(h, 0)
+    return h
+
+
 class NumpyPolicy:
     """Masked-softmax MLP policy in numpy.
 
@@ -81,12 +92,7 @@ class NumpyPolicy:
         self.activation = activation
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
-        h: np.ndarray = np.asarray(obs, dtype=np.float32)
-        last = len(self.layers) - 1
-        for i, (w, b) in enumerate(self.layers):
-            h = h @ w + b
-            if i < last:
-                h = np.tanh(h) if self.activation == "tanh" else np.maximum(h, 0)
+        h = mlp(self.layers, self.activation, obs)
         if self.skip is not None:
             off, gain = self.skip
             x = np.asarray(obs, dtype=np.float32)
@@ -127,13 +133,7 @@ class NumpyValue:
         self.activation = activation
 
     def value(self, obs: np.ndarray) -> np.ndarray:
-        h: np.ndarray = np.asarray(obs, dtype=np.float32)
-        last = len(self.layers) - 1
-        for i, (w, b) in enumerate(self.layers):
-            h = h @ w + b
-            if i < last:
-                h = np.tanh(h) if self.activation == "tanh" else np.maximum(h, 0)
-        return h[..., 0]
+        return mlp(self.layers, self.activation, obs)[..., 0]
 
 
 class PolicyBot:
