@@ -5,6 +5,8 @@ A bot spec is one of:
 ``random``                  uniform over the legal actions
 ``heuristic``               the game's rule-based bot (``Game.heuristic_bot``)
 ``mcts`` / ``mcts:N``       information-set MCTS with N simulations per decision (default 50)
+``rollout`` / ``rollout:N`` the heuristic improved by Monte-Carlo rollouts: N heuristic playouts per
+                            candidate action (default 2); :mod:`boardzoo.envs.core.rollout`
 ``neural``                  the shipped exported bot, ``checkpoints/<env_id>/``
 ``neural:PATH``             an exported bot (its folder, or a file in it)
 ``neural+search[:N[:PATH]]`` PUCT search with N simulations (default 100) guided by the shipped (or
@@ -23,10 +25,12 @@ from typing import Any
 from boardzoo.envs import ConfigError
 from boardzoo.envs.core.bots import RandomBot
 from boardzoo.envs.core.mcts import MCTSBot
+from boardzoo.envs.core.rollout import RolloutBot
 
-KINDS = ("random", "heuristic", "mcts", "neural", "neural+search")
+KINDS = ("random", "heuristic", "mcts", "rollout", "neural", "neural+search")
 DEFAULT_MCTS_SIMULATIONS = 50
 DEFAULT_SEARCH_SIMULATIONS = 100
+DEFAULT_ROLLOUT_PLAYOUTS = 2
 
 
 def check_spec(spec: str, key: str = "bot") -> None:
@@ -36,12 +40,13 @@ def check_spec(spec: str, key: str = "bot") -> None:
     kind, _, arg = spec.partition(":")
     if kind not in KINDS:
         raise ConfigError(
-            f"{key}: unknown bot {spec!r}; use one of random, heuristic, mcts[:N], neural[:PATH], "
-            f"neural+search[:N[:PATH]]"
+            f"{key}: unknown bot {spec!r}; use one of random, heuristic, mcts[:N], rollout[:N], "
+            f"neural[:PATH], neural+search[:N[:PATH]]"
         )
-    if kind == "mcts" and arg:
+    if kind in ("mcts", "rollout") and arg:
         if not arg.isdigit() or int(arg) < 1:
-            raise ConfigError(f"{key}: {spec!r}: the MCTS budget must be a positive integer")
+            what = "MCTS budget" if kind == "mcts" else "number of playouts"
+            raise ConfigError(f"{key}: {spec!r}: the {what} must be a positive integer")
     if kind == "neural+search" and arg:
         n = arg.partition(":")[0]
         if not n.isdigit() or int(n) < 1:
@@ -63,6 +68,8 @@ def make_bot(spec: str, game: Any, seat: int, seed: int | None = None) -> Any:
         return game.heuristic_bot(seat, seed)
     if kind == "mcts":
         return MCTSBot(simulations=int(arg) if arg else DEFAULT_MCTS_SIMULATIONS, seed=seed)
+    if kind == "rollout":
+        return RolloutBot(game, playouts=int(arg) if arg else DEFAULT_ROLLOUT_PLAYOUTS, seed=seed)
     if kind == "neural+search":
         from .botformat import read_bot
         from .search import search_bot

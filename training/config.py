@@ -103,6 +103,9 @@ class BCConfig:
     teacher: dict[str, Any] = field(default_factory=dict)
     """style keywords of the game's heuristic that plays the demonstrations (a variant offered by
     ``Game.heuristic_bot``, e.g. downforce ``{bet_own: true}``); {} = the standard heuristic"""
+    teacher_bot: str | None = None
+    """a bot spec that plays the demonstrations instead of the heuristic (e.g. ``rollout:2``, the
+    heuristic improved by Monte-Carlo rollouts: a teacher stronger than the heuristic itself)"""
 
 
 @dataclass
@@ -180,6 +183,12 @@ class TrainConfig:
                 game.check_players(n)
             except ConfigError as e:
                 raise ConfigError(f"num_players: {e}") from None
+        if self.bc.teacher_bot is not None:
+            from .bots import check_spec
+
+            check_spec(self.bc.teacher_bot, key="bc.teacher_bot")
+            if self.bc.teacher:
+                raise ConfigError("bc: give teacher (heuristic style) or teacher_bot (a bot spec), not both")
         if self.bc.teacher:
             try:
                 game.heuristic_bot(0, 0, **self.bc.teacher)

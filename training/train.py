@@ -27,6 +27,7 @@ from boardzoo.envs import make_game
 from boardzoo.envs.core.bots import choose
 from boardzoo.envs.core.game import CHANCE
 
+from .bots import make_bot
 from .config import TrainConfig
 from .gym_env import OpponentPool, SelfPlayEnv
 from .policy import policy_params, value_params
@@ -68,7 +69,7 @@ def make_vec_env(cfg: TrainConfig, seeds: RunSeeds | None = None):
 
 # ---------------------------------------------------------------------- imitation warm start
 def _demo_worker(args: tuple) -> tuple:
-    env_id, options, players, games, seed, gamma, teacher = args
+    env_id, options, players, games, seed, gamma, teacher, teacher_bot = args
     game = make_game(env_id, **options)
     rng = np.random.default_rng(seed)
     obs: list[np.ndarray] = []
@@ -77,7 +78,10 @@ def _demo_worker(args: tuple) -> tuple:
     rets: list[float] = []
     for _ in range(games):
         n = players[int(rng.integers(len(players)))]
-        bots = [game.heuristic_bot(s, int(rng.integers(1 << 31)), **teacher) for s in range(n)]
+        if teacher_bot:
+            bots = [make_bot(teacher_bot, game, s, int(rng.integers(1 << 31))) for s in range(n)]
+        else:
+            bots = [game.heuristic_bot(s, int(rng.integers(1 << 31)), **teacher) for s in range(n)]
         st = game.new_initial_state(n)
         mine: list[list[int]] = [[] for _ in range(n)]
         while not st.is_terminal():
@@ -116,7 +120,16 @@ def behaviour_clone(
     workers = max(1, cfg.n_envs)
     per = [cfg.bc.games // workers + (1 if i < cfg.bc.games % workers else 0) for i in range(workers)]
     tasks = [
-        (cfg.env_id, cfg.options, cfg.players(), k, seeds.imitation(i), cfg.ppo.gamma, dict(cfg.bc.teacher))
+        (
+            cfg.env_id,
+            cfg.options,
+            cfg.players(),
+            k,
+            seeds.imitation(i),
+            cfg.ppo.gamma,
+            dict(cfg.bc.teacher),
+            cfg.bc.teacher_bot,
+        )
         for i, k in enumerate(per)
         if k > 0
     ]
@@ -127,7 +140,7 @@ def behaviour_clone(
     else:
         parts = [_demo_worker(t) for t in tasks]
     obs, masks, acts, rets = (np.concatenate([p[i] for p in parts]) for i in range(4))
-    who = f"heuristic {cfg.bc.teacher}" if cfg.bc.teacher else "heuristic"
+    who = cfg.bc.teacher_bot or (f"heuristic {cfg.bc.teacher}" if cfg.bc.teacher else "heuristic")
     log(f"imitation: {len(acts)} decisions from {cfg.bc.games} {who} games in {time.time() - t0:.0f} s")
     pol = model.policy
     opt = torch.optim.Adam(pol.parameters(), lr=cfg.bc.learning_rate)

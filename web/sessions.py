@@ -37,6 +37,7 @@ WITHHELD = (
     "the game must fix its render_text/render_rgb, see tests/conformance/test_seat_views.py)"
 )
 MAX_MCTS = 2000  # simulations per decision a table may ask of the server
+MAX_ROLLOUT = 16  # heuristic playouts per candidate action a table may ask of the server
 MAX_ALTERNATIVES = 64  # moves compared when deciding who can tell a move apart (see known_to)
 MAX_REPLAY_STEPS = 20_000  # actions an uploaded record may hold
 MAX_STEPS_PER_LOOK = 5_000  # bot/chance steps one request may run (a game longer than this just continues)
@@ -102,7 +103,8 @@ def png_bytes(rgb: np.ndarray) -> bytes:
 
 def check_seats(seats: Any, n: int) -> list[str]:
     """Validate a seat line-up: ``n`` entries, each ``human`` or a bot spec (random, heuristic,
-    mcts[:N] with N <= MAX_MCTS, neural[:PATH] only as ``neural``: the shipped bot)."""
+    mcts[:N] with N <= MAX_MCTS, rollout[:N] with N <= MAX_ROLLOUT, neural[:PATH] only as ``neural``:
+    the shipped bot)."""
     from boardzoo.training.bots import check_spec
 
     if not isinstance(seats, list) or len(seats) != n:
@@ -121,6 +123,8 @@ def check_seats(seats: Any, n: int) -> list[str]:
             raise WebError(400, f"seats[{i}]: {s!r}: the server plays only the shipped bot ('neural')")
         if kind == "mcts" and arg and int(arg) > MAX_MCTS:
             raise WebError(400, f"seats[{i}]: {s!r}: at most {MAX_MCTS} MCTS simulations per decision here")
+        if kind == "rollout" and arg and int(arg) > MAX_ROLLOUT:
+            raise WebError(400, f"seats[{i}]: {s!r}: at most {MAX_ROLLOUT} playouts per candidate here")
         out.append(s)
     return out
 

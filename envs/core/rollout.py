@@ -1,0 +1,103 @@
+"""A search bot for every game: on-line policy improvement by Monte-Carlo rollouts of the game's
+heuristic (Tesauro & Galperin 1997, "On-line policy improvement using Monte-Carlo search").
+
+At each decision the bot takes a few candidate actions -- what the heuristic would play, plus
+other legal actions drawn at random -- and scores each by ``playouts`` games played to the end by
+the heuristic in every seat, each from a fresh determinization of what the deciding seat cannot
+know (``State.resample_hidden``; chance outcomes sampled). It plays the candidate whose playouts
+gave its seat the best mean ``score_returns()``, the heuristic's own choice on ties. The result is
+usually stronger than the heuristic it rolls out and much cheaper than a tree search; training
+uses it as an imitation teacher (``bc.teacher_bot: rollout:N`` in a training config).
+
+The bot implements the Bot protocol with ``needs_state = True``: call it through
+``boardzoo.envs.core.bots.choose`` (which already hides the other seats' secrets) or
+``act_state(state, seat)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .game import CHANCE, State
+
+
+class RolloutBot:
+    """Monte-Carlo rollout improvement of the game's heuristic bot.
+
+    Args:
+        game: the Game whose ``heuristic_bot`` plays the playouts.
+        playouts: playouts per candidate action.
+        candidates: candidate actions per decision (the heuristic's choice and random others).
+        max_steps: a playout longer than this many decisions is scored where it stopped.
+        seed: seed of the bot's own random generator (determinizations, candidates, chance).
+        name: label used by tournaments.
+    """
+
+    needs_state = True
+
+    def __init__(
+        self,
+        game: Any,
+        playouts: int = 2,
+        candidates: int = 4,
+        max_steps: int = 5000,
+        seed: int | None = None,
+        name: str = "rollout",
+    ):
+        if playouts < 1 or candidates < 1:
+            raise ValueError("RolloutBot: playouts and candidates must be >= 1")
+        self.game = game
+        self.playouts = int(playouts)
+        self.candidates = int(candidates)
+        self.max_steps = int(max_steps)
+        self.rng = np.random.default_rng(seed)
+        self.name = name
+        self._heuristics: list[Any] = []
+
+    def reset(self) -> None:
+        pass
+
+    def act(self, observation: dict) -> int:
+        raise TypeError(
+            "RolloutBot needs the rules state: call act_state(state, seat) or use "
+            "boardzoo.envs.core.bots.choose / act_in_env"
+        )
+
+    def _heuristic(self, seat: int) -> Any:
+        while len(self._heuristics) <= seat:
+            self._heuristics.append(self.game.heuristic_bot(len(self._heuristics), int(self.rng.integers(1 << 31))))
+        return self._heuristics[seat]
+
+    def act_state(self, state: State, seat: int) -> int:
+        legal = np.flatnonzero(state.legal_mask())
+        if len(legal) == 1:
+            return int(legal[0])
+        first = int(self._heuristic(seat).act_state(state, seat))
+        cands = [first]
+        if self.candidates > 1:
+            others = legal[legal != first]
+            pick = self.rng.choice(len(others), size=min(self.candidates - 1, len(others)), replace=False)
+            cands += [int(others[i]) for i in pick]
+        best, best_value = first, -np.inf
+        for a in cands:
+            total = 0.0
+            for _ in range(self.playouts):
+                s = state.resample_hidden(seat, self.rng)
+                s.apply_action(a)
+                total += self._playout(s)[seat]
+            if total > best_value + 1e-12:
+                best, best_value = a, total
+        return best
+
+    def _playout(self, s: State) -> list[float]:
+        steps = 0
+        while not s.is_terminal() and steps < self.max_steps:
+            p = s.current_player()
+            if p == CHANCE:
+                s.apply_action(s.sample_chance(self.rng))
+                continue
+            s.apply_action(int(self._heuristic(p).act_state(s, p)))
+            steps += 1
+        return s.score_returns()
