@@ -170,9 +170,14 @@ class ChallengersGame(Game):
         "action_features": Option(False, "append one 1-ply feature per action (for learned bots)"),
     }
     score_scale: ClassVar[float] = 1.0 / 20
-    # the registry-wide suite runs 8 player counts per option set: the default set only (the variant
-    # set is played with invariants, leak and JSON checks in tests/challengers/test_variants_play.py)
-    conformance_options: ClassVar[list[dict]] = [{}]
+    # the registry-wide suite runs every player count (1-8) per option set; together the sets cover every
+    # option value class: bot levels 1 and 5 (odd counts), the solo special, two / one themed sets in play (of 3),
+    # fixed pairing and action features (the standard pool and schedule are the only bundled ones)
+    conformance_options: ClassVar[list[dict]] = [
+        {},
+        {"bot_level": 1, "themed_sets_in_play": 2, "pairing": "fixed"},
+        {"bot_level": 5, "solo_special": True, "themed_sets_in_play": 1, "action_features": True},
+    ]
 
     def check_options(self) -> None:
         if self.options["themed_sets_in_play"] < 1:

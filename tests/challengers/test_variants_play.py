@@ -1,6 +1,7 @@
-"""The conformance checks of the registry-wide suite, for Challengers!'s variant option set (the suite
-itself covers the default set at every player count): random games with the invariants after every
-step, the hidden-information leak test, JSON round trips and clones mid-game (CH-V1 to CH-V4)."""
+"""Conformance-style checks for one combined variant option set (the registry-wide suite also runs
+every set of ``ChallengersGame.conformance_options`` at every player count): random games with the
+invariants after every step, the hidden-information leak test, JSON round trips and clones mid-game
+(CH-V1 to CH-V4)."""
 
 from __future__ import annotations
 
