@@ -1,11 +1,14 @@
 """A search bot for every game: on-line policy improvement by Monte-Carlo rollouts of the game's
 heuristic (Tesauro & Galperin 1997, "On-line policy improvement using Monte-Carlo search").
 
-At each decision the bot takes a few candidate actions -- what the heuristic would play, plus
-other legal actions drawn at random -- and scores each by ``playouts`` games played to the end by
+At each decision the bot takes a few candidate actions -- what the heuristic would play, plus the
+best others by the game's one-ply action features where the game offers them (``action_features``
+option), else others drawn at random -- and scores each by ``playouts`` games played to the end by
 the heuristic in every seat, each from a fresh determinization of what the deciding seat cannot
-know (``State.resample_hidden``; chance outcomes sampled). It plays the candidate whose playouts
-gave its seat the best mean ``score_returns()``, the heuristic's own choice on ties. The result is
+know (``State.resample_hidden``; chance outcomes sampled). Playout ``j`` of every candidate uses the
+same random stream (common random numbers), so candidates are compared on the same draws. It
+plays the candidate whose playouts gave its seat the best mean ``score_returns()``, the
+heuristic's own choice on ties. The result is
 usually stronger than the heuristic it rolls out and much cheaper than a tree search; training
 uses it as an imitation teacher (``bc.teacher_bot: rollout:N`` in a training config).
 
@@ -29,7 +32,8 @@ class RolloutBot:
     Args:
         game: the Game whose ``heuristic_bot`` plays the playouts.
         playouts: playouts per candidate action.
-        candidates: candidate actions per decision (the heuristic's choice and random others).
+        candidates: candidate actions per decision (the heuristic's choice and the best others by
+            the game's action features, or random others).
         max_steps: a playout longer than this many decisions is scored where it stopped.
         seed: seed of the bot's own random generator (determinizations, candidates, chance).
         name: label used by tournaments.
@@ -76,27 +80,35 @@ class RolloutBot:
             return int(legal[0])
         first = int(self._heuristic(seat).act_state(state, seat))
         cands = [first]
-        if self.candidates > 1:
-            others = legal[legal != first]
-            pick = self.rng.choice(len(others), size=min(self.candidates - 1, len(others)), replace=False)
-            cands += [int(others[i]) for i in pick]
+        others = legal[legal != first]
+        if self.candidates > 1 and len(others):
+            k = min(self.candidates - 1, len(others))
+            off = getattr(self.game, "action_feature_offset", None)
+            if off is not None:  # the best others by the game's one-ply features (random tie-break)
+                feats = np.asarray(state.observation(seat), np.float64)[off + others]
+                order = np.lexsort((self.rng.random(len(others)), -feats))[:k]
+            else:
+                order = self.rng.choice(len(others), size=k, replace=False)
+            cands += [int(others[i]) for i in order]
+        streams = self.rng.integers(1 << 62, size=self.playouts)  # common random numbers
         best, best_value = first, -np.inf
         for a in cands:
             total = 0.0
-            for _ in range(self.playouts):
-                s = state.resample_hidden(seat, self.rng)
+            for j in range(self.playouts):
+                rng = np.random.default_rng(int(streams[j]))
+                s = state.resample_hidden(seat, rng)
                 s.apply_action(a)
-                total += self._playout(s)[seat]
+                total += self._playout(s, rng)[seat]
             if total > best_value + 1e-12:
                 best, best_value = a, total
         return best
 
-    def _playout(self, s: State) -> list[float]:
+    def _playout(self, s: State, rng: np.random.Generator) -> list[float]:
         steps = 0
         while not s.is_terminal() and steps < self.max_steps:
             p = s.current_player()
             if p == CHANCE:
-                s.apply_action(s.sample_chance(self.rng))
+                s.apply_action(s.sample_chance(rng))
                 continue
             s.apply_action(int(self._heuristic(p).act_state(s, p)))
             steps += 1
