@@ -16,8 +16,6 @@ with a plain reference encoder.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
 from ..core.encoder import Encoder, Layout
@@ -74,6 +72,7 @@ class _Views:
         "nlog",
         "nroute",
         "sheets",
+        "sver",
         "stype",
         "personal",
         "own",
@@ -91,6 +90,7 @@ class _Views:
         self.nlog = -1  # markers written (-1: the routes are not revealed yet)
         self.nroute = [0] * n  # route intersections written, per seat
         self.sheets: list[list[int] | None] = [None] * n  # sheet values written (None: the blank block)
+        self.sver = [-1] * n  # the rules' sheet version (GetOnBoardState.sver) written, per seat
         self.stype = [0] * n  # sheet type written (0 = none)
         self.personal = [-1] * n  # personal objective written in the seat's own row
         self.own: list[tuple] = [((), -1)] * n  # departure tickets and choice written in the seat's own row
@@ -172,7 +172,6 @@ class GetOnBoardEncoder(Encoder):
         self.template[self.map_black : self.map_black + R] = m.black
         self._offsets: dict[int, tuple] = {}  # player count -> flat offsets (see offsets())
         self._step: dict[tuple[int, ...], tuple[int, ...]] = {}  # sub-step key -> indices set to 1
-        self._total = lru_cache(maxsize=1 << 16)(self._running_total)  # sheet -> shown running total
 
     def _static_nodes(self) -> np.ndarray:
         m = self.game.map
@@ -271,27 +270,30 @@ class GetOnBoardEncoder(Encoder):
                     fl[be + q] = 1.0
                 nroute[p] = k + 1
             v.nlog = nlog
-        sheets, shown = st.sheets, v.sheets
-        if sheets != shown:
+        sver, vsver = st.sver, v.sver
+        if sver != vsver:  # the rules bump a seat's version whenever they write its sheet
+            sheets, shown = st.sheets, v.sheets
             for p in range(n):
+                if sver[p] == vsver[p]:
+                    continue
                 sh = sheets[p]
                 old = shown[p]
-                if sh != old:
-                    sc = self.scale_l
-                    bases = sheet_o[p]
-                    if old is None:
-                        old = [0] * SHEET_LEN  # the blank block
-                    for lo, hi in self.chunks:  # compare in chunks (C), write the changed fields
-                        if sh[lo:hi] != old[lo:hi]:
-                            for i in range(lo, hi):
-                                if sh[i] != old[i]:
-                                    val = sh[i] * sc[i]
-                                    for b in bases:
-                                        fl[b + i] = val
-                    tot = 0.0 if st.elim[p] else self._total(tuple(sh))
-                    for b in total_o[p]:
-                        fl[b] = tot
-                    shown[p] = sh[:]
+                sc = self.scale_l
+                bases = sheet_o[p]
+                if old is None:
+                    old = [0] * SHEET_LEN  # the blank block
+                for lo, hi in self.chunks:  # compare in chunks (C), write the changed fields
+                    if sh[lo:hi] != old[lo:hi]:
+                        for i in range(lo, hi):
+                            if sh[i] != old[i]:
+                                val = sh[i] * sc[i]
+                                for b in bases:
+                                    fl[b + i] = val
+                tot = st.running_total(p) * TOTAL_SCALE  # the rules' cached total
+                for b in total_o[p]:
+                    fl[b] = tot
+                shown[p] = sh[:]
+                vsver[p] = sver[p]
         ph = st.ph
         used = st.used
         rkey = ph | len(used) << 3  # round-level blocks change only with the phase or the round
@@ -365,19 +367,6 @@ class GetOnBoardEncoder(Encoder):
             if st.personal[p] != v.personal[p]:
                 self._write_personal(st, p, v.buf[p])
                 v.personal[p] = st.personal[p]
-
-    def __getstate__(self) -> dict:  # pickling (a game with its encoder): the memo is rebuilt on load
-        d = dict(self.__dict__)
-        d.pop("_total", None)
-        return d
-
-    def __setstate__(self, d: dict) -> None:
-        self.__dict__.update(d)
-        self._total = lru_cache(maxsize=1 << 16)(self._running_total)
-
-    def _running_total(self, sheet: tuple[int, ...]) -> float:
-        """A sheet's running public total (the rules' one formula, before the end) as shown."""
-        return self.game.rules.total(sheet, False) * TOTAL_SCALE
 
     def _write_personal(self, st: GetOnBoardState, seat: int, row: np.ndarray) -> None:
         """My personal objective's three intersections (secret, GB-R45)."""

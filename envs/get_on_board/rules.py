@@ -30,6 +30,10 @@ Version history:
         ``data/maps/<name>.json``; a relative ``map`` path (GB-V3) is now resolved against the
         current working directory (core ``resolve_data``), no longer against the package folder.
         Play, saved states and observations are unchanged.
+    0.1.0 dev: faster observation (behaviour and observations unchanged; golden identical): the rules
+        signal sheet writes (per-seat version ``sver``, bumped by ``_sheet_written``) and cache each
+        seat's running total (``running_total``, the one ``Rules.total`` formula); the encoder
+        re-reads only sheets whose version moved and no longer memoises totals itself.
 """
 
 from __future__ import annotations
@@ -558,11 +562,34 @@ class GetOnBoardState(State):
         self.shape_name = ""
         self.visl = [bytearray(m.n) for _ in range(n)]  # visited intersections per seat (GB-R19)
         self._di = None
+        self._sheets_reset()
 
     # ------------------------------------------------------------ caches
+    def _sheets_reset(self) -> None:
+        """Sheet change signal and running totals of a new or loaded state (see ``_sheet_written``)."""
+        n = self.num_players
+        self.sver = [0] * n  # per seat: bumped whenever the rules write that seat's sheet
+        self._rt: list[int | None] = [None] * n  # per seat: running_total() cached (None: to compute)
+
+    def _sheet_written(self, p: int) -> None:
+        """Seat p's sheet was written: bump its version (readers such as the encoder compare it with
+        the version they last saw, so they re-read only changed sheets) and drop its cached
+        running total. Every write to ``sheets`` goes through here (_place, _eliminate, _round_end)."""
+        self.sver[p] += 1
+        self._rt[p] = None
+
+    def running_total(self, p: int) -> int:
+        """Seat p's running public total (``Rules.total(sheet, False)``; 0 once eliminated, GB-R20),
+        cached until the sheet is written again."""
+        t = self._rt[p]
+        if t is None:
+            t = self._rt[p] = 0 if self.elim[p] else self.game.rules.total(self.sheets[p], False)
+        return t
+
     def _rebuild(self) -> None:
         """Recompute the derived fields from the canonical ones (after loading)."""
         g = self.game
+        self._sheets_reset()
         self.visl = [bytearray(g.map.n) for _ in range(self.num_players)]
         for p in range(self.num_players):
             for q in self.route[p]:
@@ -594,6 +621,8 @@ class GetOnBoardState(State):
         c.shape, c.shape_name = self.shape, self.shape_name
         c.visl = [bytearray(v) for v in self.visl]
         c._di = self._di
+        c.sver = self.sver[:]
+        c._rt = self._rt[:]
         return c
 
     _FIELDS = (
@@ -840,6 +869,7 @@ class GetOnBoardState(State):
     def _eliminate(self, p: int) -> None:
         self.elim[p] = True
         self.sheets[p][ELIM] = 1
+        self._sheet_written(p)
 
     def _place(self, a: int) -> None:
         if a == A_DECLINE:  # GB-V2
@@ -854,14 +884,17 @@ class GetOnBoardState(State):
         q = m.nb_node[e][a]
         sh = self.sheets[p]
         extra = self.extra
+        written = False  # sheet p written by this marker (see _sheet_written)
         if not extra:
             req = self.shape[self.k]
             if (req == REQ_STRAIGHT and a != self.prev) or (req == REQ_TURN and a == self.prev):
                 sh[TZ] += 1  # GB-R14: a deviation checks the next turn-zone box
+                written = True
         marks = self.marks
         c = g.popcount[marks[r]] + m.black[r]  # GB-R21
         if c:
             sh[TR] = min(g.tr_max, sh[TR] + c)
+            written = True
         marks[r] |= 1 << p
         route.append(q)
         self.rroads[p].append(r)
@@ -876,6 +909,9 @@ class GetOnBoardState(State):
         code = m.code[q]
         if code:
             g.rules.reach(sh, code, m.star[q])
+            written = True
+        if written:
+            self._sheet_written(p)
         if extra:
             if m.green[q]:  # GB-R22: chained extras
                 self._settle()
@@ -913,6 +949,7 @@ class GetOnBoardState(State):
                 val = g.comp["common_first_value"] if (g.solo or not claimed[j]) else g.comp["common_later_value"]
                 for p in met:
                     sheets[p][C0 + j] = val
+                    self._sheet_written(p)
                 claimed[j] = True
         self.cur = -1
         self.order = []
@@ -947,10 +984,11 @@ class GetOnBoardState(State):
     def scores(self) -> list[float]:
         """GB-R42 totals (GB-R20: eliminated players score 0); before the end, the running public
         total (unscored rows at 0, no personal objective)."""
-        final = self.ph == P_END
+        if self.ph != P_END:
+            return [float(self.running_total(p)) for p in range(self.num_players)]
         rules = self.game.rules
         return [
-            0.0 if self.elim[p] else float(rules.total(self.sheets[p], final, final and self.personal_met(p)))
+            0.0 if self.elim[p] else float(rules.total(self.sheets[p], True, self.personal_met(p)))
             for p in range(self.num_players)
         ]
 
@@ -1322,6 +1360,8 @@ class GetOnBoardState(State):
         fresh = g._build(dict(self._to_dict(), num_players=n))
         fresh._finish_load()
         assert fresh.visl == self.visl and fresh.shape == self.shape, "derived fields differ from a rebuild"
+        for p in range(n):  # the cached running totals are those of the sheets
+            assert self._rt[p] is None or self._rt[p] == fresh.running_total(p), "cached running total is stale"
         sc = self.scores()
         for p in range(n):
             if self.elim[p]:
