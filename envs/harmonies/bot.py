@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core.bots import HeuristicBot
 from ..core.game import ConfigError
-from .board import PLACE_ON, STACK_ID
+from .evaluate import card_value, place_value, take_value
 from .rules import (
     A_CARD,
     A_CUBE,
@@ -27,16 +27,6 @@ from .rules import (
     Phase,
 )
 
-# potential of unfinished stacks: trunks await leaves, single greys and reds await a second token
-POTENTIAL = {STACK_ID["B"]: 1.0, STACK_ID["BB"]: 2.5, STACK_ID["M"]: 0.5, STACK_ID["MM"]: 1.0, STACK_ID["R"]: 1.0}
-
-
-def place_value(state: HarmoniesState, seat: int, colour: int, h: int) -> float:
-    """Points gained by the token plus the change in potential of the hex."""
-    board = state.boards[seat]
-    new = PLACE_ON[board[h]][colour]
-    return state.place_gain(seat, colour, h) + POTENTIAL.get(new, 0.0) - POTENTIAL.get(board[h], 0.0)
-
 
 def policy(state: HarmoniesState, seat: int, rng: np.random.Generator) -> int:
     m = state.legal_mask()
@@ -50,18 +40,11 @@ def policy(state: HarmoniesState, seat: int, rng: np.random.Generator) -> int:
         return max(cubes, key=lambda a: state.cube_gain(seat, (a - A_CUBE) // HEXES) + rng.random() * 1e-3)
     cards = [int(a) for a in legal if A_CARD <= a < A_CUBE]
     if cards and state.unfinished(seat) < 3:
-        g = state.game
         have = state.code_bits(seat)
-
-        def card_value(a: int) -> float:
-            cid = state.display[a - A_CARD]
-            now = 5.0 if state.cube_targets(seat, cid, have) else 0.0
-            return g.cards[cid].points[-1] / len(g.cards[cid].points) + now + rng.random() * 1e-3
-
-        return max(cards, key=card_value)
+        return max(cards, key=lambda a: card_value(state, seat, a - A_CARD, have) + rng.random() * 1e-3)
     if not state.took:
         takes = [int(a) for a in legal if A_TAKE <= a < A_PLACE]
-        return max(takes, key=lambda a: _take_value(state, seat, a - A_TAKE, rng))
+        return max(takes, key=lambda a: take_value(state, seat, a - A_TAKE) + rng.random() * 1e-3)
     best, best_v = A_END, -1e9
     for a in legal:
         if A_PLACE <= a < A_CARD:
@@ -70,19 +53,6 @@ def policy(state: HarmoniesState, seat: int, rng: np.random.Generator) -> int:
             if v > best_v:
                 best, best_v = int(a), v
     return best
-
-
-def _take_value(state: HarmoniesState, seat: int, space: int, rng: np.random.Generator) -> float:
-    """The tokens of ``space``, each placed at its best hex on its own (an estimate)."""
-    total = 0.0
-    for c in state.central[space]:
-        bits = state.can_place(seat, c)
-        best = 0.0
-        for h in range(HEXES):
-            if bits >> h & 1:
-                best = max(best, place_value(state, seat, c, h))
-        total += best
-    return total + rng.random() * 1e-3
 
 
 def heuristic(game: HarmoniesGame, seat: int, seed: int | None = None, **style) -> HeuristicBot:

@@ -22,6 +22,7 @@ PLACE_FEATURES = CARDS + 1  # card one-hot, cubes left / 5
 SCORE_PARTS = 7
 SCORE_SCALE = 1 / 20
 FEATURE_SCALE = 0.1  # action features: points x this
+BAG_VALUES = np.arange(24, dtype=np.float32) / 23  # bag block: tokens left per colour / 23 (float32)
 
 
 def action_features(state: HarmoniesState, seat: int) -> np.ndarray:
@@ -50,6 +51,24 @@ def action_features(state: HarmoniesState, seat: int) -> np.ndarray:
     return out
 
 
+class _View:
+    """One seat's cached observation (``HarmoniesEncoder.encode``): the array and what its blocks
+    were last written from (None: not yet written)."""
+
+    __slots__ = ("o", "turn", "bag", "central", "taken", "display", "offers", "first", "shown")
+
+    def __init__(self, size: int, n: int):
+        self.o = np.zeros(size, np.float32)
+        self.turn: tuple | None = None  # phase, took, took_card, end_triggered
+        self.bag: list[int] | None = None
+        self.central: list[list[int]] | None = None
+        self.taken: list[int] | None = None
+        self.display: list[int] | None = None
+        self.offers: list[int] | None = None
+        self.first: int | None = None
+        self.shown: list = [None] * n  # per position k (me first), the seat entry written there
+
+
 class HarmoniesEncoder(Encoder):
     game: HarmoniesGame
 
@@ -73,57 +92,92 @@ class HarmoniesEncoder(Encoder):
         self._hex_index = np.arange(HEXES) * HEX_FEATURES
 
     def encode(self, state: HarmoniesState, seat: int) -> np.ndarray:
-        o = np.zeros(self.size, np.float32)
+        """Writes only what changed since the last call into the seat's cached observation and
+        returns a copy. The cache (``state.encoder_cache``, read and written only here; a clone or a
+        loaded state starts without one) keeps per seat a ``_View``: the array and copies of what
+        each block was written from, compared by value (so nothing else has to report a change);
+        and per seat its board, places and points blocks (``_seat_entry``)."""
         n = state.num_players
-        g = self.game
-        ones = [self.phase + int(state.phase_id)]
-        f = self.flags
-        for i, flag in enumerate((state.took, state.took_card, n == 1, g.spirits, g.side == "B", state.end_triggered)):
-            if flag:
-                ones.append(f + i)
-        o[self.bag : self.bag + 6] = state.bag
-        o[self.bag : self.bag + 6] /= 23
-        for s, toks in enumerate(state.central):
-            for i, c in enumerate(toks):
-                ones.append(self.central + 18 * s + 6 * i + c)
-        for t, c in enumerate(state.taken):
-            if c >= 0:
-                ones.append(self.taken + 6 * t + c)
-        for i, c in enumerate(state.display):
-            if c:
-                ones.append(self.display + 32 * i + c - 1)
-        for i, c in enumerate(state.offers[seat]):
-            ones.append(self.offers + 10 * i + c - 33)
-        o[ones] = 1
         cache = state.encoder_cache
         if cache is None:
-            cache = state.encoder_cache = {}
+            cache = state.encoder_cache = ([None] * n, [None] * n)
+        entries, views = cache
+        v = views[seat]
+        if v is None:
+            v = views[seat] = _View(self.size, n)
+            g = self.game
+            for i, flag in enumerate((n == 1, g.spirits, g.side == "B")):  # fixed for the game
+                v.o[self.flags + 2 + i] = flag
+        o = v.o
+        key = (state.phase_id, state.took, state.took_card, state.end_triggered)
+        if v.turn != key:
+            v.turn = key
+            o[self.phase : self.phase + len(Phase)] = 0
+            o[self.phase + int(state.phase_id)] = 1
+            f = self.flags
+            o[f], o[f + 1], o[f + 5] = state.took, state.took_card, state.end_triggered
+        if v.bag != state.bag:
+            v.bag = state.bag[:]
+            o[self.bag : self.bag + 6] = BAG_VALUES[state.bag]
+        if v.central != state.central:
+            v.central = [toks[:] for toks in state.central]
+            o[self.central : self.central + SPACES * 3 * 6] = 0
+            for s, toks in enumerate(state.central):
+                for i, c in enumerate(toks):
+                    o[self.central + 18 * s + 6 * i + c] = 1
+        if v.taken != state.taken:
+            v.taken = state.taken[:]
+            o[self.taken : self.taken + TAKEN * 6] = 0
+            for t, c in enumerate(state.taken):
+                if c >= 0:
+                    o[self.taken + 6 * t + c] = 1
+        if v.display != state.display:
+            v.display = state.display[:]
+            o[self.display : self.display + DISPLAY * 32] = 0
+            for i, c in enumerate(state.display):
+                if c:
+                    o[self.display + 32 * i + c - 1] = 1
+        offers = state.offers[seat]
+        if v.offers != offers:
+            v.offers = offers[:]
+            o[self.offers : self.offers + 2 * 10] = 0
+            for i, c in enumerate(offers):
+                o[self.offers + 10 * i + c - 33] = 1
         bw, pw = HEXES * HEX_FEATURES, PLACES * PLACE_FEATURES
+        shown = v.shown
         for k in range(n):
             p = (seat + k) % n
-            key = (
-                tuple(state.boards[p]),
-                tuple(state.cubes[p]),
-                tuple(cid * 8 + left for cid, left in state.places[p]),
-            )
-            hit = cache.get(p)
-            if hit is None or hit[0] != key:
-                hit = cache[p] = (key, self._seat_blocks(state, p))
-            board, places, parts = hit[1]
-            o[self.boards + k * bw : self.boards + (k + 1) * bw] = board
-            o[self.places + k * pw : self.places + (k + 1) * pw] = places
-            o[self.scores + SCORE_PARTS * k : self.scores + SCORE_PARTS * (k + 1)] = parts[:SCORE_PARTS]
-            o[self.seats + 3 * k] = 1
-            o[self.seats + 3 * k + 1] = p == state.first
-            o[self.seats + 3 * k + 2] = parts[SCORE_PARTS]
+            entry = self._seat_entry(state, p, entries)
+            if shown[k] is not entry:
+                board, places, parts = entry[4]
+                o[self.boards + k * bw : self.boards + (k + 1) * bw] = board
+                o[self.places + k * pw : self.places + (k + 1) * pw] = places
+                o[self.scores + SCORE_PARTS * k : self.scores + SCORE_PARTS * (k + 1)] = parts[:SCORE_PARTS]
+                o[self.seats + 3 * k] = 1
+                o[self.seats + 3 * k + 2] = parts[SCORE_PARTS]
+                shown[k] = entry
+        if v.first != state.first:
+            v.first = state.first
+            for k in range(n):
+                o[self.seats + 3 * k + 1] = (seat + k) % n == state.first
         o[self.deck] = len(state.deck) / 32
         if self.features is not None:
             o[self.features : self.features + NUM_ACTIONS] = action_features(state, seat)
-        return o
+        return o.copy()
+
+    def _seat_entry(self, state: HarmoniesState, p: int, entries: list) -> tuple:
+        """Seat ``p``'s blocks with copies of the board, cubes, places and completed cards they were
+        built from; rebuilt only when one of those differs (compared by value, so nothing else has
+        to report a change)."""
+        e = entries[p]
+        board, cubes, places, completed = state.boards[p], state.cubes[p], state.places[p], state.completed[p]
+        if e is None or e[0] != board or e[1] != cubes or e[2] != places or e[3] != completed:
+            e = entries[p] = (board[:], cubes[:], [pl[:] for pl in places], completed[:], self._seat_blocks(state, p))
+        return e
 
     def _seat_blocks(self, state: HarmoniesState, p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """A seat's board, card places and points blocks (cached in ``state.encoder_cache`` per
-        board, cubes and places; the points block ends with the cubes on the board / 20)."""
+        """A seat's board, card places and points blocks (the points block ends with the cubes on
+        the board / 20)."""
         board = np.zeros(HEXES * HEX_FEATURES, np.float32)
         board[self._hex_index + np.asarray(state.boards[p])] = 1
         cubes = state.cubes[p]

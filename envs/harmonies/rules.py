@@ -24,6 +24,9 @@ discarded (for good).
 
 Version history:
     v0: first release.
+    0.1.0 dev: faster (behaviour and observations unchanged; golden identical): per-seat stack
+        bitmasks kept with the boards (``sbits``), the legal mask built as an int, bitmask scoring in
+        ``local_points``; the encoder writes only the blocks that changed into a cached array.
 """
 
 from __future__ import annotations
@@ -65,9 +68,27 @@ A_SPIRIT = 186
 A_DISCARD = 188
 A_DECLINE = 191
 NUM_ACTIONS = 192
-HEX_BITS = np.array([1 << h for h in range(HEXES)], dtype=np.int64)  # bitmask -> mask slice
+MASK_BYTES = NUM_ACTIONS // 8  # the legal mask is built as an int (bit a = action a), then unpacked
 MEMO_LIMIT = 20_000  # entries per memo of landscape points (bounded memory)
 ALLOWED = tuple(tuple(st for st in range(NUM_STACKS) if PLACE_ON[st][c] >= 0) for c in range(len(COLOURS)))
+# stacks by scoring kind (HA-R34) and by top colour, for the bitmask scoring of ``local_points``
+TREE_STACKS = tuple(st for st in range(NUM_STACKS) if IS_TREE[st])
+MOUNTAIN_STACKS = tuple(st for st in range(NUM_STACKS) if IS_MOUNTAIN[st])
+BUILDING_STACKS = tuple(st for st in range(NUM_STACKS) if IS_BUILDING[st])
+TOP_STACKS = tuple(tuple(st for st in range(NUM_STACKS) if TOP[st] == c) for c in range(len(COLOURS)))
+
+
+def mask_of(bits: int) -> np.ndarray:
+    """The int8 legal mask whose action ``a`` is set where bit ``a`` of ``bits`` is."""
+    return np.unpackbits(np.frombuffer(bits.to_bytes(MASK_BYTES, "little"), np.uint8), bitorder="little").view(np.int8)
+
+
+def top_bits(sb: list[int], colour: int) -> int:
+    """Bitmask of the hexes whose top token has ``colour``, from per-stack bitmasks ``sb``."""
+    bits = 0
+    for st in TOP_STACKS[colour]:
+        bits |= sb[st]
+    return bits
 
 
 class Phase(IntEnum):
@@ -170,26 +191,41 @@ class HarmoniesGame(Game):
         self.all_hexes = tuple(range(self.size))
         self._water_memo: dict[int, int] = {}  # blue bitmask -> water points (pure function of the side)
         self._fields_memo: dict[int, int] = {}
-        self.around = tuple((h, *self.geo.adjacent[h]) for h in range(self.size))
+        self.nbr_bits = tuple(sum(1 << n for n in self.geo.adjacent[h]) for h in range(self.size))
+        self.around_bits = tuple(b | 1 << h for h, b in enumerate(self.nbr_bits))  # a hex and its neighbours
 
     # ------------------------------------------------------------ scoring
-    def local_points(self, board: list[int], hexes: tuple[int, ...]) -> tuple[int, int, int]:
-        """Trees (HA-R25), mountains (HA-R26) and buildings (HA-R28) of the given hexes: each
+    def local_points(self, sb: list[int], region: int) -> tuple[int, int, int]:
+        """Trees (HA-R25), mountains (HA-R26) and buildings (HA-R28) of the hexes in ``region`` (a
+        bitmask), from a board's per-stack bitmasks ``sb`` (``HarmoniesState.stack_bits``): each
         depends only on its hex and its neighbours."""
-        adj = self.geo.adjacent
-        trees = mountains = buildings = 0
-        for h in hexes:
-            s = board[h]
-            if IS_TREE[s]:
-                trees += self.tree_pts[HEIGHT[s] - 1]
-            elif IS_MOUNTAIN[s]:
-                for n in adj[h]:
-                    if IS_MOUNTAIN[board[n]]:
-                        mountains += self.mountain_pts[HEIGHT[s] - 1]
-                        break
-            elif IS_BUILDING[s]:
-                colours = {TOP[board[n]] for n in adj[h] if board[n]}
-                if len(colours) >= self.building_colours:
+        trees = 0
+        for st in TREE_STACKS:
+            bits = sb[st] & region
+            if bits:
+                trees += self.tree_pts[HEIGHT[st] - 1] * bits.bit_count()
+        nbr = self.nbr_bits
+        mountains = 0
+        any_mountain = sb[MOUNTAIN_STACKS[0]] | sb[MOUNTAIN_STACKS[1]] | sb[MOUNTAIN_STACKS[2]]
+        for st in MOUNTAIN_STACKS:
+            bits = sb[st] & region
+            while bits:
+                low = bits & -bits
+                bits ^= low
+                if nbr[low.bit_length() - 1] & any_mountain:  # next to another mountain
+                    mountains += self.mountain_pts[HEIGHT[st] - 1]
+        buildings = 0
+        bits = 0
+        for st in BUILDING_STACKS:
+            bits |= sb[st]
+        bits &= region
+        if bits:
+            tops = [top_bits(sb, c) for c in range(len(COLOURS))]
+            while bits:
+                low = bits & -bits
+                bits ^= low
+                around = nbr[low.bit_length() - 1]
+                if sum(1 for t in tops if around & t) >= self.building_colours:  # top colours around
                     buildings += self.building_pts
         return trees, mountains, buildings
 
@@ -201,12 +237,9 @@ class HarmoniesGame(Game):
                 bits |= 1 << h
         return bits
 
-    def fields(self, board: list[int]) -> int:
-        """HA-R27: each group of at least 2 yellows scores 5."""
-        return self.fields_of(self.members(board, YELLOW))
-
     def fields_of(self, yellow: int) -> int:
-        """:meth:`fields` of the yellow hexes ``yellow`` (a bitmask; memoised)."""
+        """HA-R27: each group of at least 2 yellows scores 5; ``yellow``: the yellow hexes (a
+        bitmask; memoised)."""
         v = self._fields_memo.get(yellow)
         if v is None:
             groups = self.geo.groups(yellow)
@@ -215,12 +248,9 @@ class HarmoniesGame(Game):
                 self._fields_memo[yellow] = v
         return v
 
-    def water(self, board: list[int]) -> int:
-        """HA-R29 (side A): the longest river; HA-V1 (side B): islands."""
-        return self.water_of(self.members(board, BLUE))
-
     def water_of(self, blue: int) -> int:
-        """:meth:`water` of the blue hexes ``blue`` (a bitmask; memoised)."""
+        """HA-R29 (side A): the longest river; HA-V1 (side B): islands; ``blue``: the blue hexes (a
+        bitmask; memoised)."""
         v = self._water_memo.get(blue)
         if v is None:
             if self.side == "A":
@@ -329,6 +359,7 @@ class HarmoniesGame(Game):
         st.first, st.to_move = d["first"], d["to_move"]
         st.boards = [list(b) for b in d["boards"]]
         st.cubes = [list(c) for c in d["cubes"]]
+        st.sbits = [st._count_bits(p) for p in range(st.num_players)]
         st.places = [[list(p) for p in pl] for pl in d["places"]]
         st.completed = [list(c) for c in d["completed"]]
         st.taken = list(d["taken"])
@@ -363,6 +394,9 @@ class HarmoniesState(State):
         self.to_move = 0
         self.boards = [[EMPTY] * HEXES for _ in range(n)]  # stack id per hex
         self.cubes = [[0] * HEXES for _ in range(n)]  # card id whose cube is on the hex, 0 = none
+        # per seat, kept with boards and cubes (_place, _place_cube): per stack id the bitmask of the
+        # hexes holding it, then the bitmask of the hexes holding a cube (see stack_bits)
+        self.sbits = [self._count_bits(p) for p in range(n)]
         self.places = [[[0, 0] for _ in range(PLACES)] for _ in range(n)]  # [card id, cubes left]
         self.completed: list[list[int]] = [[] for _ in range(n)]  # completed cards (HA-R19)
         self.taken = [-1] * TAKEN  # colours taken this turn still to place, -1 = none (HA-R33)
@@ -387,6 +421,7 @@ class HarmoniesState(State):
         )
         c.first, c.to_move = self.first, self.to_move
         c.boards, c.cubes = [x[:] for x in self.boards], [x[:] for x in self.cubes]
+        c.sbits = [x[:] for x in self.sbits]
         c.places = [[q[:] for q in pl] for pl in self.places]
         c.completed = [x[:] for x in self.completed]
         c.taken, c.took, c.took_card, c.taken_from = self.taken[:], self.took, self.took_card, self.taken_from
@@ -466,17 +501,22 @@ class HarmoniesState(State):
         return int(rng.integers(self.num_players))
 
     # ---------------------------------------------------------------- legality
-    def stack_bits(self, seat: int) -> tuple[list[int], int]:
-        """Per stack id, the bitmask of the seat's hexes holding it; and the bitmask of its cubes."""
-        sb = [0] * NUM_STACKS
-        cb = 0
+    def _count_bits(self, seat: int) -> list[int]:
+        """``self.sbits[seat]`` counted from the board and cubes (kept up to date by the moves)."""
+        sb = [0] * (NUM_STACKS + 1)
         cubes = self.cubes[seat]
         for h, st in enumerate(self.boards[seat]):
             sb[st] |= 1 << h
             if cubes[h]:
-                cb |= 1 << h
+                sb[NUM_STACKS] |= 1 << h
         sb[EMPTY] &= self.game.geo.all_bits  # slots beyond the board side are never spaces
-        return sb, cb
+        return sb
+
+    def stack_bits(self, seat: int) -> tuple[list[int], int]:
+        """Per stack id, the bitmask of the seat's hexes holding it; and the bitmask of its cubes
+        (kept incrementally; do not modify)."""
+        sb = self.sbits[seat]
+        return sb, sb[NUM_STACKS]
 
     def can_place(self, seat: int, colour: int, bits: tuple[list[int], int] | None = None) -> int:
         """Bitmask of the hexes where ``seat`` may place a ``colour`` token (HA-R5..R12)."""
@@ -527,23 +567,21 @@ class HarmoniesState(State):
         return sum(1 for c, _ in self.places[seat] if c)
 
     def _legal_mask(self) -> np.ndarray:
-        m = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        bits = 0  # bit a = action a (mask_of)
         p = self.to_move
         ph = self.phase_id
         if ph == Phase.CHOOSE_SPIRIT:
-            m[A_SPIRIT : A_SPIRIT + len(self.offers[p])] = 1
-            return m
+            return mask_of(((1 << len(self.offers[p])) - 1) << A_SPIRIT)
         if ph == Phase.SOLO_DISCARD:
             for i, c in enumerate(self.display):
                 if c:
-                    m[A_DISCARD + i] = 1
-            m[A_DECLINE] = 1
-            return m
+                    bits |= 1 << (A_DISCARD + i)
+            return mask_of(bits | 1 << A_DECLINE)
         sbits = self.stack_bits(p)
         if not self.took:  # HA-R1, HA-R2: TAKE first, from a non-empty space
             for s, toks in enumerate(self.central):
                 if toks:
-                    m[A_TAKE + s] = 1
+                    bits |= 1 << (A_TAKE + s)
         else:
             pending = False
             done: dict[int, int] = {}
@@ -551,28 +589,23 @@ class HarmoniesState(State):
                 if c < 0:
                     continue
                 pending = True
-                bits = done.get(c)
-                if bits is None:
-                    bits = done[c] = self.can_place(p, c, sbits)
-                if bits:
-                    base = A_PLACE + HEXES * t
-                    m[base : base + HEXES] = (bits & HEX_BITS) != 0
+                hexes = done.get(c)
+                if hexes is None:
+                    hexes = done[c] = self.can_place(p, c, sbits)
+                bits |= hexes << (A_PLACE + HEXES * t)
             if not pending:
-                m[A_END] = 1  # HA-R3
+                bits |= 1 << A_END  # HA-R3
         if not self.took_card and self.unfinished(p) < PLACES:  # HA-R13
             for i, c in enumerate(self.display):
                 if c:
-                    m[A_CARD + i] = 1
+                    bits |= 1 << (A_CARD + i)
         have = None
         for c, (card, left) in enumerate(self.places[p]):  # HA-R15..R18
             if card and left:
                 if have is None:
                     have = self.code_bits(p, sbits)
-                bits = self.cube_targets(p, card, have)
-                if bits:
-                    base = A_CUBE + HEXES * c
-                    m[base : base + HEXES] = (bits & HEX_BITS) != 0
-        return m
+                bits |= self.cube_targets(p, card, have) << (A_CUBE + HEXES * c)
+        return mask_of(bits)
 
     # ------------------------------------------------------------------ moves
     def _apply(self, a: Any) -> None:
@@ -688,7 +721,11 @@ class HarmoniesState(State):
 
     def _place(self, t: int, h: int) -> None:
         p = self.to_move
-        self.boards[p][h] = PLACE_ON[self.boards[p][h]][self.taken[t]]
+        old = self.boards[p][h]
+        new = self.boards[p][h] = PLACE_ON[old][self.taken[t]]
+        sb = self.sbits[p]
+        sb[old] &= ~(1 << h)
+        sb[new] |= 1 << h
         self.taken[t] = -1
         self._settle()
 
@@ -703,6 +740,7 @@ class HarmoniesState(State):
         p = self.to_move
         pl = self.places[p][c]
         self.cubes[p][h] = pl[0]
+        self.sbits[p][NUM_STACKS] |= 1 << h
         pl[1] -= 1
         if not pl[1]:  # HA-R19: complete; the place is free again (HA-R32)
             self.completed[p].append(pl[0])
@@ -747,14 +785,8 @@ class HarmoniesState(State):
         """Points of ``seat`` by category (HA-R25..R30, HA-V1, HA-V2)."""
         g = self.game
         board = self.boards[seat]
-        trees, mountains, buildings = g.local_points(board, g.all_hexes)
-        yellow = blue = 0
-        for h in g.all_hexes:
-            top = TOP[board[h]]
-            if top == YELLOW:
-                yellow |= 1 << h
-            elif top == BLUE:
-                blue |= 1 << h
+        sb = self.sbits[seat]
+        trees, mountains, buildings = g.local_points(sb, g.geo.all_bits)
         cards = 0
         spirit = 0
         for cid in self.completed[seat]:
@@ -771,9 +803,9 @@ class HarmoniesState(State):
         return {
             "trees": trees,
             "mountains": mountains,
-            "fields": g.fields_of(yellow),
+            "fields": g.fields_of(top_bits(sb, YELLOW)),
             "buildings": buildings,
-            "water": g.water_of(blue),
+            "water": g.water_of(top_bits(sb, BLUE)),
             "cards": cards,
             "spirit": spirit,
         }
@@ -784,16 +816,21 @@ class HarmoniesState(State):
         water for blue; completed spirits)."""
         g = self.game
         board = self.boards[seat]
-        nb = board[:]
-        nb[h] = PLACE_ON[board[h]][colour]
-        around = g.around[h]
-        d = sum(g.local_points(nb, around)) - sum(g.local_points(board, around))
+        old, new = board[h], PLACE_ON[board[h]][colour]
+        sb = self.sbits[seat]
+        nsb = sb[:]  # the stack bitmasks after the placement
+        nsb[old] &= ~(1 << h)
+        nsb[new] |= 1 << h
+        region = g.around_bits[h]
+        d = sum(g.local_points(nsb, region)) - sum(g.local_points(sb, region))
         if colour == YELLOW:
-            d += g.fields(nb) - g.fields(board)
+            d += g.fields_of(top_bits(nsb, YELLOW)) - g.fields_of(top_bits(sb, YELLOW))
         elif colour == BLUE:
-            d += g.water(nb) - g.water(board)
+            d += g.water_of(top_bits(nsb, BLUE)) - g.water_of(top_bits(sb, BLUE))
         for cid in self.completed[seat]:
             if cid >= 33:
+                nb = board[:]
+                nb[h] = new
                 d += g.spirit_points(nb, cid) - g.spirit_points(board, cid)
         return d
 
@@ -910,6 +947,7 @@ class HarmoniesState(State):
         for p in range(n):
             b = self.boards[p]
             assert all(s == EMPTY for s in b[size:]), "no token outside the board side"
+            assert self.sbits[p] == self._count_bits(p), "the stack bitmasks follow the board and cubes"
             assert all(not c for c in self.cubes[p][size:]), "no cube outside the board side"
             for s in b:
                 for ch in STACKS[s]:
