@@ -4,6 +4,8 @@ entry ``offset + plane * size + index``. The layout table is in RULES.md."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..core.encoder import Encoder, Layout
@@ -39,13 +41,14 @@ class MetromaniaEncoder(Encoder):
         self._arange_t = np.arange(self.nt)
 
     def _board(self, state: MetromaniaState, seat: int) -> np.ndarray:
-        """``seat``'s view of everything but the few turn counters, kept in ``state.encoder_cache``
-        and brought up to date.
+        """``seat``'s one-hot entries (the whole observation with the fractional entries left to
+        ``encode``), kept in ``state.encoder_cache`` and brought up to date. Written through a
+        memoryview: plain item writes, much cheaper than numpy indexing for a few entries.
 
         A line only grows (``verts``, ``tris``, ``line_edges``) until it ends, so when a line's
         (length, end gate) differs from what the board shows, its new tunnels and edges are added,
-        its ``lines`` entries rewritten and the head planes redrawn. The rest changes monotonically
-        too: the layout (fixed from the deal on), the marker owners (from the deal on), the placed
+        its ``lines`` entries set and the head planes redrawn. The rest changes monotonically too:
+        the layout (fixed from the deal on), the marker owners (from the deal on), the placed
         markers (``tri_marker`` only grows), stations (``has_station`` only grows) and the used
         gates (``white_used`` / ``black_used`` only grow): each rewritten when its size changed.
         The cache is tied to the state's ``tris`` list, so a clone or a loaded state (new lists)
@@ -60,18 +63,22 @@ class MetromaniaEncoder(Encoder):
         if b is None:
             b = c.boards[seat] = _Board(np.zeros(self.size, np.float32), 2 * n)
             o = b.o
-            o[self.seats : self.seats + n] = 1
-            o[[self.vert + 7 * nv + v for v in g.white_gates]] = 1
-            o[[self.vert + 8 * nv + v for v in g.black_gates]] = 1
+            for k in range(n):
+                o[self.seats + k] = 1
+            for v in g.white_gates:
+                o[self.vert + 7 * nv + v] = 1
+            for v in g.black_gates:
+                o[self.vert + 8 * nv + v] = 1
         o = b.o
         if not b.layout and state.phase_id >= Phase.DEAL:  # the layout, fixed from here on
-            o[self.tri_kind + np.asarray(state.kinds) * nt + self._arange_t] = 1
+            for t, kind in enumerate(state.kinds):
+                o[self.tri_kind + kind * nt + t] = 1
             b.layout = True
         if not b.dealt and state.deal >= 0:  # the marker owners
-            mb = self.markers
-            o[[mb + m * (MAX_PLAYERS + 1) + (own - seat) % n for m, own in enumerate(state.owner) if own >= 0]] = 1
+            for m, own in enumerate(state.owner):
+                if own >= 0:
+                    o[self.markers + m * (MAX_PLAYERS + 1) + (own - seat) % n] = 1
             b.dealt = True
-        ones: list[int] = []
         keys = b.lines
         verts, end_gate = state.verts, state.end_gate
         moved = False
@@ -84,19 +91,22 @@ class MetromaniaEncoder(Encoder):
             rel = (li // 2 - seat) % n
             k0 = b.lens[li]
             if k0 < len(ts):
-                tb, eb = self.tri_owner + rel * nt, self.edges + rel * ne
-                ones += [tb + t for t in ts[k0:]]
-                ones += [eb + e for e in state.line_edges[li][k0:]]
+                tb = self.tri_owner + rel * nt
+                for t in ts[k0:]:
+                    o[tb + t] = 1
+                eb = self.edges + rel * ne
+                for e in state.line_edges[li][k0:]:
+                    o[eb + e] = 1
                 b.lens[li] = len(ts)
             lb = self.lines + (2 * rel + li % 2) * 9
             sg = state.start_gate[li]
             if sg >= 0:
-                ones += [lb, lb + 3 + g.white_side[sg]]
+                o[lb] = o[lb + 3 + g.white_side[sg]] = 1
             if end_gate[li] >= 0:
-                ones.append(lb + 1)
-            o[lb + 2] = state.unused(li) / self.game.tunnels
+                o[lb + 1] = 1
         if moved:  # heads: of seat k (relative), and my line 0 / 1
-            o[b.heads] = 0
+            for i in b.heads:
+                o[i] = 0
             b.heads = heads = []
             v0 = self.vert
             for li, vs in enumerate(verts):
@@ -105,54 +115,63 @@ class MetromaniaEncoder(Encoder):
                     heads.append(v0 + (1 + rel) * nv + vs[-1])
                     if rel == 0:
                         heads.append(v0 + (5 + li % 2) * nv + vs[-1])
-            ones += heads
+            for i in heads:
+                o[i] = 1
         tm = state.tri_marker
         if b.markers != len(tm):
             mb, tlb = self.markers, self.tri_letter
             for t, m in tm.items():
-                ones += [mb + m * (MAX_PLAYERS + 1) + MAX_PLAYERS, tlb + (m % 6) * nt + t]
+                o[mb + m * (MAX_PLAYERS + 1) + MAX_PLAYERS] = o[tlb + (m % 6) * nt + t] = 1
             b.markers = len(tm)
         hs = state.has_station
         if b.stations != len(hs):
-            ones += [self.vert + v for v in hs]
+            for v in hs:
+                o[self.vert + v] = 1
             b.stations = len(hs)
-        if ones:
-            o[ones] = 1
         wu, bu = state.white_used, state.black_used
         if b.used != len(wu) + len(bu):
-            o[[self.vert + 7 * nv + g.white_gates[w] for w in wu]] = 0
-            o[[self.vert + 8 * nv + g.black_gates[x] for x in bu]] = 0
+            for w in wu:
+                o[self.vert + 7 * nv + g.white_gates[w]] = 0
+            for x in bu:
+                o[self.vert + 8 * nv + g.black_gates[x]] = 0
             b.used = len(wu) + len(bu)
-        return o
+        return b.arr
 
     def encode(self, state: MetromaniaState, seat: int) -> np.ndarray:
-        o = self._board(state, seat).copy()
+        arr = self._board(state, seat).copy()  # the caller's own array
+        o: Any = arr.data  # a memoryview: item writes into arr
         n = state.num_players
-        o[self.phase + int(state.phase_id)] = 1
+        idx = [self.phase + int(state.phase_id), self.dig, self.misc, self.misc + 2]
+        val = [1.0, state.dig_left / 3.0, state.supply / self.game.supply0, state.passes / n]
         if state.covered:
-            o[self.dig + 1] = 1
-        o[self.dig] = state.dig_left / 3.0
-        o[self.misc] = state.supply / self.game.supply0
-        o[self.misc + 2] = state.passes / n
+            idx.append(self.dig + 1)
+            val.append(1.0)
         if state.final_left >= 0:
-            o[self.misc + 1] = 1
+            idx.append(self.misc + 1)
+            val.append(1.0)
+        tunnels = self.game.tunnels
         for k in range(n):
-            sc = state.score[(seat + k) % n]
-            o[self.scores + k] = sc / (sc + SCORE_HALF)
+            p = (seat + k) % n
+            sc = state.score[p]
+            idx += [self.scores + k, self.lines + 18 * k + 2, self.lines + 18 * k + 11]
+            val += [sc / (sc + SCORE_HALF), state.unused(2 * p) / tunnels, state.unused(2 * p + 1) / tunnels]
+        for i, x in zip(idx, val):
+            o[i] = x
         if self.action_features is not None and state.current_player() == seat:
             vals = action_values(state)
             for a, av in vals.items():  # legal actions only; illegal ones stay 0
                 o[self.features + a] = min(1.0, max(0.01, (av + FEATURE_SHIFT) * FEATURE_SCALE))
-        return o
+        return arr
 
 
 class _Board:
-    """One seat's planes and how much of the state they show (see ``_board``)."""
+    """One seat's one-hot entries and how much of the state they show (see ``_board``)."""
 
-    __slots__ = ("dealt", "heads", "layout", "lens", "lines", "markers", "o", "stations", "used")
+    __slots__ = ("arr", "dealt", "heads", "layout", "lens", "lines", "markers", "o", "stations", "used")
 
-    def __init__(self, o: np.ndarray, lines: int):
-        self.o = o
+    def __init__(self, arr: np.ndarray, lines: int):
+        self.arr = arr
+        self.o: Any = arr.data  # a memoryview: item writes into arr
         self.layout = False  # the layout's one-hots are written
         self.dealt = False  # the marker owners are written
         self.lines: list[tuple[int, int] | None] = [None] * lines  # per line, (length, end gate) shown

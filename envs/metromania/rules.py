@@ -20,8 +20,9 @@ skipped when no EXTEND is legal), MARKER, END_STATION; END.
 Version history:
     v0: first release.
     0.1.0 dev: faster observation (the encoder's per-seat planes are an incremental cache, brought
-        up to date from what the lines gained; rules keep each line's edges) (behaviour and
-        observations unchanged; golden identical).
+        up to date from what the lines gained; rules keep each line's edges) and faster MM-R36/R37
+        checks (a gate search's answer is remembered per line and reused while it still holds)
+        (behaviour and observations unchanged; golden identical).
 """
 
 from __future__ import annotations
@@ -356,6 +357,7 @@ class MetromaniaState(State):
                 self.black_used.add(self.end_gate[li])
                 self.has_station.add(g.black_gates[self.end_gate[li]])
         self._final: tuple | None = None
+        self._reach: dict[tuple[int, tuple[int, ...]], tuple[int, int, int, list[int]]] = {}  # _some_gate_reachable
 
     def clone(self) -> MetromaniaState:
         s = MetromaniaState.__new__(MetromaniaState)
@@ -377,6 +379,7 @@ class MetromaniaState(State):
         s.owner = list(self.owner)
         s.has_station = set(self.has_station)
         s.white_used, s.black_used = set(self.white_used), set(self.black_used)
+        s._reach = dict(self._reach)  # entries are never changed in place
         s.encoder_cache = None
         return s
 
@@ -524,27 +527,63 @@ class MetromaniaState(State):
         return not self._some_gate_reachable(li)
 
     def _some_gate_reachable(self, li: int, avoid_sides: tuple[int, ...] = ()) -> bool:
-        """Whether MM-R36's search reaches a free black gate (on a side not in ``avoid_sides``): the
-        same search, best-first with the hex distance to the nearest such gate as an admissible
-        bound (same answer, faster)."""
+        """Whether MM-R36's search reaches a free black gate (on a side not in ``avoid_sides``).
+
+        Remembered per (line, sides) in ``self._reach`` as (line length, stations on the board,
+        gate vertex or -1, the path's steps). While the line keeps its length (its vertices and
+        tunnel budget), play elsewhere only takes triangles and gates and adds stations (which only
+        allow more sharp turns): so a "no" holds until a station is added, and a "yes" holds while
+        its path's edges still have a free triangle and its gate is free. Otherwise: a new search."""
+        key = (li, avoid_sides)
+        memo = self._reach.get(key)
+        length = len(self.verts[li])
+        if memo is not None and memo[0] == length:
+            if memo[2] < 0:
+                if memo[1] == len(self.has_station):
+                    return False
+            elif self._path_free(memo[2], memo[3]):
+                return True
+        gate, path = self._gate_search(li, avoid_sides)
+        self._reach[key] = (length, len(self.has_station), gate, path)
+        return gate >= 0
+
+    def _path_free(self, gate: int, path: list[int]) -> bool:
+        """Whether a path found by ``_gate_search`` is still open: its gate vertex is a free black
+        gate and every step (``v * 6 + d``) still has a free triangle that is no lake or park."""
+        g = self.game.geo
+        if g.black_at[gate] in self.black_used:
+            return False
+        tl, tr, kinds, occ = g.tri_left, g.tri_right, self.kinds, self.tri_line
+        for k in path:
+            t1, t2 = tl[k], tr[k]
+            if not ((t1 >= 0 and occ[t1] < 0 and kinds[t1] < LAKE) or (t2 >= 0 and occ[t2] < 0 and kinds[t2] < LAKE)):
+                return False
+        return True
+
+    def _gate_search(self, li: int, avoid_sides: tuple[int, ...] = ()) -> tuple[int, list[int]]:
+        """MM-R36's search for a free black gate (on a side not in ``avoid_sides``), best-first
+        with the hex distance to the nearest such gate as an admissible bound (same answer as the
+        breadth-first ``reachable_black_gates``, faster). Returns (the gate vertex reached or -1,
+        the steps ``v * 6 + d`` of the path to it)."""
         g = self.game.geo
         free = [
             v for b, v in enumerate(g.black_gates) if b not in self.black_used and g.black_side[b] not in avoid_sides
         ]
         if not free:
-            return False
+            return -1, []
         budget = self.unused(li) - 1
         h = self.verts[li][-1]
         dist = _gate_distance(tuple(free))
         if dist[h] == 0:
-            return True
+            return h, []
         if dist[h] > budget:
-            return False
+            return -1, []
         own = self.vset[li]
         nbr, tl, tr, kinds, occ, st = g.nbr, g.tri_left, g.tri_right, self.kinds, self.tri_line, self.has_station
         d0 = self.last_dir(li)
         start = (h, d0 if d0 >= 0 else NO_STEP)
         best = {start: 0}
+        parent: dict[tuple[int, int], tuple[tuple[int, int], int]] = {}  # node -> (node before, step)
         heap = [(dist[h], 0, h, start[1])]
         while heap:
             _, depth, x, a = heapq.heappop(heap)
@@ -567,10 +606,16 @@ class MetromaniaState(State):
                 ):
                     continue
                 if dist[y] == 0:
-                    return True
+                    path = [k]
+                    node = (x, a)
+                    while node != start:  # parents lie strictly closer to the start
+                        node, step = parent[node]
+                        path.append(step)
+                    return y, path
                 best[(y, d)] = nd
+                parent[(y, d)] = ((x, a), k)
                 heapq.heappush(heap, (nd + dist[y], nd, y, d))
-        return False
+        return -1, []
 
     def end_legal(self, li: int) -> bool:
         """MM-R33, MM-R34 (with its exception), MM-R20."""

@@ -1,0 +1,35 @@
+"""The rules' remembered answers (speed caches) against a fresh computation, along random games."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from boardzoo.envs.core.game import CHANCE
+from boardzoo.envs.metromania import MetromaniaGame
+from boardzoo.envs.metromania.rules import forbidden_sides
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_MM_R36_R37_remembered_gate_search_matches_a_fresh_search(n):
+    """``_some_gate_reachable`` (remembered between moves) gives the answer of a new search."""
+    game = MetromaniaGame()
+    rng = np.random.default_rng(20 + n)
+    checked = 0
+    for _ in range(4):
+        st = game.new_initial_state(n)
+        while not st.is_terminal():
+            if st.current_player() == CHANCE:
+                st.apply_action(st.sample_chance(rng))
+                continue
+            for li in range(2 * n):
+                if rng.random() < 0.5:  # answers remembered for a while, then checked
+                    continue
+                if st.started(li) and not st.finished(li) and st.unused(li) >= 1:
+                    for bad in ((), forbidden_sides(st.start_side(li))):
+                        assert st._some_gate_reachable(li, bad) == (st._gate_search(li, bad)[0] >= 0)
+                        checked += 1
+            if rng.random() < 0.1:  # a clone carries the remembered answers on
+                st = st.clone()
+            st.apply_action(int(rng.choice(np.flatnonzero(st.legal_mask()))))
+    assert checked > 150
