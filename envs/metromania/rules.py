@@ -199,6 +199,30 @@ def _hex_distance() -> np.ndarray:
     return (np.abs(dx) + np.abs(dy) + np.abs(dx + dy)) // 2
 
 
+@cache
+def extend_steps() -> list[tuple[tuple[int, int, int, int], ...]]:
+    """The geometric part of EXTEND: at index ``(v * 7 + a + 1) * 2 + sharp`` (head v, direction a
+    of the line's last edge or -1, whether v has a station), the steps that stay on the board and
+    obey MM-R19 (no U-turn; a sharp turn only at a station), as (2 d, next vertex, triangle left
+    of the edge, triangle right of it; -1 where the board ends)."""
+    g = geometry()
+    out = []
+    for v in range(g.num_vertices):
+        for a in range(-1, 6):
+            for sharp in (0, 1):
+                steps = []
+                for d in range(6):
+                    if a >= 0:
+                        diff = (d - a) % 6
+                        if diff == 3 or (diff in (2, 4) and not sharp):
+                            continue
+                    k = v * 6 + d
+                    if g.nbr[k] >= 0:
+                        steps.append((2 * d, g.nbr[k], g.tri_left[k], g.tri_right[k]))
+                out.append(tuple(steps))
+    return out
+
+
 @lru_cache(maxsize=4096)
 def _gate_distance(gates: tuple[int, ...]) -> list[int]:
     """Per vertex, the lattice distance to the nearest of ``gates`` (cached per set of gates)."""
@@ -357,6 +381,7 @@ class MetromaniaState(State):
                 self.black_used.add(self.end_gate[li])
                 self.has_station.add(g.black_gates[self.end_gate[li]])
         self._final: tuple | None = None
+        self._dig_mask: np.ndarray | None = None  # in DIG: the mask, set by _continue_dig (never changed in place)
         self._reach: dict[tuple[int, tuple[int, ...]], tuple[int, int, int, list[int]]] = {}  # _some_gate_reachable
 
     def clone(self) -> MetromaniaState:
@@ -408,21 +433,22 @@ class MetromaniaState(State):
         return self.game.step_dir[(vs[-2], vs[-1])] if len(vs) >= 2 else -1
 
     def hand(self, seat: int) -> list[int]:
-        return [m for m in range(NUM_MARKERS) if self.owner[m] == seat and self.marker_tri[m] < 0]
+        """The markers ``seat`` still holds (in marker order)."""
+        return [m for m, (own, t) in enumerate(zip(self.owner, self.marker_tri)) if own == seat and t < 0]
 
     def start_side(self, li: int) -> int:
         return self.game.geo.white_side[self.start_gate[li]]
 
     def qualifying_markers(self, seat: int, t: int) -> list[int]:
         """Markers ``seat`` may put on destination triangle t (MM-R23, MM-R24)."""
+        return self._qualifying(self.hand(seat), t)
+
+    def _qualifying(self, hand: list[int], t: int) -> list[int]:
+        """The markers of ``hand`` (a seat's markers in hand) that may go on destination t (MM-R23, MM-R24)."""
         kind = self.kinds[t]
         touch = self.game.geo.tri_touch[t]
         mk, mt = self.game.marker_kind, self.marker_tri
-        return [
-            m
-            for m in range(NUM_MARKERS)
-            if self.owner[m] == seat and mt[m] < 0 and mk[m] == kind and mt[(m + 6) % 12] not in touch
-        ]
+        return [m for m in hand if mk[m] == kind and mt[(m + 6) % 12] not in touch]
 
     def tunnel_legal(self, li: int, d: int, s: int) -> bool:
         """Whether line li may be extended along direction d on side s now (MM-R16 to MM-R23, R25)."""
@@ -450,11 +476,8 @@ class MetromaniaState(State):
                 return False
         return True
 
-    def _line_can_extend(self, li: int) -> bool:
-        return any(self.tunnel_legal(li, d, s) for d in range(6) for s in (0, 1))
-
     def _can_dig(self, seat: int) -> bool:
-        return any(self._line_can_extend(li) for li in (2 * seat, 2 * seat + 1))
+        return self._extend_mask(np.zeros(NUM_ACTIONS, dtype=np.int8), seat)
 
     def start_gates(self, li: int) -> list[int]:
         """Free white gates where line li may start (MM-R11, MM-R12, MM-R21, MM-R51)."""
@@ -715,6 +738,8 @@ class MetromaniaState(State):
             if not m.any():  # MM-R9: pass only when nothing is legal
                 m[A_NOOP] = 1
         elif ph == Phase.DIG:
+            if self._dig_mask is not None:  # computed when the Dig went on (_continue_dig)
+                return self._dig_mask
             self._extend_mask(m, p)
         elif ph == Phase.MARKER:
             t = self.tris[self.pending][-1]
@@ -726,40 +751,43 @@ class MetromaniaState(State):
             m[A_NOOP] = 1
         return m
 
-    def _extend_mask(self, m: np.ndarray, p: int) -> None:
-        """EXTEND entries of the mask: ``tunnel_legal`` for every (line, direction, side), with the
-        line-level checks done once per line."""
-        g = self.game.geo
-        nbr, tl, tr, kinds, occ = g.nbr, g.tri_left, g.tri_right, self.kinds, self.tri_line
+    def _extend_mask(self, m: np.ndarray, p: int) -> bool:
+        """Set the EXTEND entries of the mask: ``tunnel_legal`` for every (line, direction, side),
+        with the line-level checks done once per line and the geometric ones (board edge, MM-R19's
+        turns) read from ``extend_steps``. Returns whether any is legal."""
+        kinds, occ, own_markers = self.kinds, self.tri_line, None
         sd = self.game.step_dir
+        tunnels = self.game.tunnels
+        steps = extend_steps()
+        out = m.data  # item writes through a memoryview: cheaper than numpy indexing
+        found = False
         for ln in (0, 1):
             li = 2 * p + ln
-            if self.start_gate[li] < 0 or self.end_gate[li] >= 0 or self.unused(li) < 1:  # MM-R20
-                continue
             vs = self.verts[li]
+            # MM-R20 (unused as in ``unused``: a started, unfinished line has used len(vs))
+            if self.start_gate[li] < 0 or self.end_gate[li] >= 0 or tunnels - len(vs) < 1:
+                continue
             own = self.vset[li]
             h = vs[-1]
             a = sd[(vs[-2], h)] if len(vs) >= 2 else -1
-            sharp_ok = h in self.has_station
             base = A_EXTEND + 12 * ln
-            for d in range(6):
-                if a >= 0:
-                    diff = (d - a) % 6
-                    if diff == 3 or (diff in (2, 4) and not sharp_ok):  # MM-R19
-                        continue
-                k = h * 6 + d
-                w = nbr[k]
-                if w < 0 or w in own:  # MM-R18
+            for off, w, t0, t1 in steps[(h * 7 + a + 1) * 2 + (h in self.has_station)]:
+                if w in own:  # MM-R18
                     continue
-                for s, t in ((0, tl[k]), (1, tr[k])):
+                for s, t in ((0, t0), (1, t1)):
                     if t < 0 or occ[t] >= 0:  # MM-R17, MM-R22
                         continue
                     kind = kinds[t]
-                    if kind >= LAKE:
-                        continue
-                    if kind and (self.covered or not self.qualifying_markers(p, t)):  # MM-R23, MM-R25
-                        continue
-                    m[base + 2 * d + s] = 1
+                    if kind:
+                        if kind >= LAKE or self.covered:  # MM-R17, MM-R25
+                            continue
+                        if own_markers is None:
+                            own_markers = self.hand(p)
+                        if not self._qualifying(own_markers, t):  # MM-R23
+                            continue
+                    out[base + off + s] = 1
+                    found = True
+        return found
 
     def _apply(self, a: Any) -> None:
         ph = self.phase_id
@@ -887,11 +915,15 @@ class MetromaniaState(State):
         self.score[self.to_move] += self.station_points(v)
 
     def _continue_dig(self) -> None:
-        """MM-R14: the Dig goes on while tunnels are left and some placement is legal."""
-        if self.dig_left > 0 and self._can_dig(self.to_move):
-            self.phase_id = Phase.DIG
-        else:
-            self._end_action()
+        """MM-R14: the Dig goes on while tunnels are left and some placement is legal. The DIG
+        mask computed for that is kept (``_dig_mask``) as the next decision's mask."""
+        if self.dig_left > 0:
+            m = np.zeros(NUM_ACTIONS, dtype=np.int8)
+            if self._extend_mask(m, self.to_move):
+                self._dig_mask = m
+                self.phase_id = Phase.DIG
+                return
+        self._end_action()
 
     def triggered(self) -> bool:
         """MM-R38 end triggers."""
