@@ -39,6 +39,24 @@ QUARTERS = np.arange(256, dtype=np.float32) * np.float32(0.25)  # copies (< 256)
 SHOWING = frozenset((Phase.DRAW, Phase.PICK, Phase.RECRUIT))
 
 
+class Marks:
+    """The inputs of one seat's per-step entries, as last written into its cached observation
+    (copies: the state changes them in place)."""
+
+    __slots__ = ("at", "step", "display", "deck", "pile", "discard", "sizes", "turn", "features")
+
+    def __init__(self, at, step, display, deck, pile, discard, sizes, turn, features) -> None:  # type: ignore[no-untyped-def]
+        self.at: tuple[int, float] = at  # (index, value) of the phase entry (-1: none yet)
+        self.step: tuple[int, int, bool] | None = step  # (option, picks left, redraw used) in my deck phase
+        self.display: list[int] = display  # my display while it shows, else all -1
+        self.deck: list[int] = deck  # my deck's pool types
+        self.pile: list[int] | None = pile  # None: not yet written
+        self.discard: list[int] | None = discard
+        self.sizes: list[float] = sizes  # the piles block (pile and discard shares per level)
+        self.turn: int = turn  # deck phases done this round (0 outside the deck phase)
+        self.features: np.ndarray | None = features  # action features (seat to move, option on)
+
+
 class ChallengersEncoder(Encoder):
     game: ChallengersGame
 
@@ -64,32 +82,26 @@ class ChallengersEncoder(Encoder):
         self.piles = L.block("piles", 6)  # pile and discard sizes A/B/C (share of the level)
         self.sets = L.block("sets_in_play", g.num_sets)
         self.level_weights = [(g.level_get[lv], 1.0 / g.level_total[lv]) for lv in (LV_A, LV_B, LV_C)]
-        self.dynamic = [
-            (self.phase, self.phase + len(Phase)),
-            (self.step, self.step + 4),
-            (self.display, self.display + DISPLAY * T),
-            (self.my_deck, self.my_deck + T),
-            (self.piles, self.piles + 6),
-        ]
         self.action_features = None
         if g.options["action_features"]:
             self.action_features = "action_features"
             self.features = L.block("action_features", g.num_actions, -np.inf, np.inf)
-            self.dynamic.append((self.features, self.features + g.num_actions))
+        self.blank = Marks((-1, 0.0), None, [-1] * DISPLAY, [0] * T, None, None, [0.0] * 6, 0, None)
 
     def encode(self, state: ChallengersState, seat: int) -> np.ndarray:
-        """Incremental: the blocks that change only at public events (decks made public, trophies,
-        tokens, the turn, the round) are cached per seat on the state under a key of those events;
-        the rest (phase, own step, display, own deck, piles, action features) is written each call.
-        ``encode_full`` is the plain reference (the tests compare the two)."""
+        """Incremental: the state keeps per seat (``encoder_cache``) the seat's last observation and
+        the inputs of its per-step entries (``Marks``). The blocks that change only at public events
+        (decks made public, trophies, tokens, the round) are rebuilt by ``_full`` when the key of
+        those events changes; otherwise only the per-step entries (phase, own step, display, own deck,
+        piles, turn marks, action features) whose inputs changed are rewritten: a few numpy writes
+        instead of whole blocks. ``encode_full`` is the plain reference (the tests compare the two)."""
         ph = state.phase_id
-        trophies = state.trophies
         key = (
             state.round,
             ph in MATCHISH,
-            ph == Phase.END,
+            ph == P_END,
             sum(state.tokens),
-            28 - sum([row.count(-1) for row in trophies]),
+            28 - sum([row.count(-1) for row in state.trophies]),
             len(state.finalists),
             sum(state.in_play),
             state.bot_drawn,
@@ -99,95 +111,112 @@ class ChallengersEncoder(Encoder):
             cache = state.encoder_cache = {}
         ent = cache.get(seat)
         if ent is None or ent[0] != key:
-            base = self._full(state, seat)
-            for a, b in self.dynamic:
-                base[a:b] = [0.0] * (b - a)
-            for k in range(SEATS):
-                base[self.seats + k * self.per + 8] = 0.0
-            ent = cache[seat] = (key, np.array(base, np.float32))
-        o = ent[1].copy()
-        self._dynamic(state, seat, o)
-        return o
+            o, marks = self._full(state, seat)
+        else:
+            o = ent[1]
+            marks = self._marks(state, seat)
+            self._write(o, state, seat, ent[2], marks)
+        cache[seat] = (key, o, marks)
+        return o.copy()
 
-    def _dynamic(self, state: ChallengersState, seat: int, o: np.ndarray) -> None:
-        g = self.game
-        T = self.T
+    def _marks(self, state: ChallengersState, seat: int) -> Marks:
+        """The inputs of ``seat``'s per-step entries, copied from the state."""
         ph = state.phase_id
         me_deciding = state.current_player() == seat
         if me_deciding or ph == P_END:
-            o[self.phase + int(ph)] = 1
+            at = (self.phase + ph, 1.0)
         elif ph in DECKISH or ph == P_FINAL_REMOVE:
-            o[self.phase + int(P_DRAW)] = 0.5  # another seat's deck phase: "waiting"
+            at = (self.phase + P_DRAW, 0.5)  # another seat's deck phase: "waiting"
         else:
-            o[self.phase + int(ph)] = 1  # chance steps of the match phase are public
-        if state.seat == seat and ph in DECKISH:
-            if state.option >= 0:
-                o[self.step + state.option] = 1
-            o[self.step + 2] = state.picks * 0.5
-            o[self.step + 3] = float(state.redraw)
-            if ph in SHOWING:
-                for i, t in enumerate(state.display):
-                    if t >= 0:
-                        o[self.display + i * T + t] = 1
-        o[self.my_deck : self.my_deck + T] = QUARTERS[np.frombuffer(bytes(state.decks[seat][:T]), np.uint8)]
-        pile, disc = state.pile, state.discard
-        sizes = [sum(get(pile)) * w for get, w in self.level_weights]
-        sizes += [sum(get(disc)) * w for get, w in self.level_weights]
-        o[self.piles : self.piles + 6] = sizes
-        if ph in DECKISH:  # who has had their deck phase this round (public: the turn)
+            at = (self.phase + ph, 1.0)  # chance steps of the match phase are public
+        deckish = ph in DECKISH
+        own = deckish and state.seat == seat
+        return Marks(
+            at,
+            (state.option, state.picks, state.redraw) if own else None,
+            state.display[:] if own and ph in SHOWING else self.blank.display,
+            state.decks[seat][: self.T],
+            state.pile[:],
+            state.discard[:],
+            self.blank.sizes,  # computed by _write when the piles changed
+            state.turn if deckish else 0,  # deck phases done this round (public: the turn)
+            action_features(state, seat) if self.action_features is not None and me_deciding else None,
+        )
+
+    def _write(self, o: np.ndarray, state: ChallengersState, seat: int, old: Marks, new: Marks) -> None:
+        """Rewrite the per-step entries of ``o`` (written for ``old``) for ``new``, only what changed;
+        from ``self.blank`` on a zero vector this writes them all."""
+        T = self.T
+        if old.at != new.at:
+            if old.at[0] >= 0:
+                o[old.at[0]] = 0.0
+            o[new.at[0]] = new.at[1]
+        if old.step != new.step:
+            o[self.step : self.step + 4] = 0.0
+            if new.step is not None:
+                option, picks, redraw = new.step
+                if option >= 0:
+                    o[self.step + option] = 1
+                o[self.step + 2] = picks * 0.5
+                o[self.step + 3] = float(redraw)
+        if old.display != new.display:
+            for i, (a, b) in enumerate(zip(old.display, new.display)):
+                if a != b:
+                    if a >= 0:
+                        o[self.display + i * T + a] = 0.0
+                    if b >= 0:
+                        o[self.display + i * T + b] = 1
+        if old.deck != new.deck:
+            for t, (a, b) in enumerate(zip(old.deck, new.deck)):
+                if a != b:
+                    o[self.my_deck + t] = b * 0.25
+        if old.pile == new.pile and old.discard == new.discard:
+            new.sizes = old.sizes
+        else:
+            pile, disc = state.pile, state.discard
+            sizes: list[float] = [sum(get(pile)) * w for get, w in self.level_weights]
+            sizes += [sum(get(disc)) * w for get, w in self.level_weights]
+            for i, (was, size) in enumerate(zip(old.sizes, sizes)):
+                if was != size:
+                    o[self.piles + i] = size
+            new.sizes = sizes
+        if old.turn != new.turn:  # who has had their deck phase this round, seat-relative
             n = state.num_players
             first = (state.round - 1) % n
             for k in range(n):
-                if (seat + k - first) % n < state.turn:
-                    o[self.seats + k * self.per + 8] = 1
-        if self.action_features is not None and me_deciding:
-            o[self.features : self.features + g.num_actions] = action_features(state, seat)
+                done = (seat + k - first) % n < new.turn
+                if done != ((seat + k - first) % n < old.turn):
+                    o[self.seats + k * self.per + 8] = float(done)
+        if old.features is not None or new.features is not None:
+            f = self.features
+            o[f : f + self.game.num_actions] = 0.0 if new.features is None else new.features
 
     def encode_full(self, state: ChallengersState, seat: int) -> np.ndarray:
         """The plain reference encoder: every block from the state."""
-        return np.array(self._full(state, seat), np.float32)
+        return self._full(state, seat)[0]
 
-    def _full(self, state: ChallengersState, seat: int) -> list[float]:
-        """Every block, as a Python list (one conversion to float32 at the end is cheaper than many
-        small numpy writes)."""
+    def _full(self, state: ChallengersState, seat: int) -> tuple[np.ndarray, Marks]:
+        """Every block, written into a fresh float32 vector (most of it stays zero: cheaper than
+        converting a whole Python list; numbers are computed as Python floats, rounded to float32 on
+        the write); the per-step entries by ``_write``. Also returns their ``Marks``."""
         g = self.game
         T = self.T
-        o = [0.0] * self.size
+        o = np.zeros(self.size, np.float32)
         n = state.num_players
-        ph = state.phase_id
-        me_deciding = state.current_player() == seat
-        if me_deciding or ph in (Phase.END,):
-            o[self.phase + int(ph)] = 1
-        elif ph in (Phase.CHOOSE, Phase.DRAW, Phase.PICK, Phase.RECRUIT, Phase.REMOVE, Phase.FINAL_REMOVE):
-            o[self.phase + int(Phase.DRAW)] = 0.5  # another seat's deck phase: "waiting"
-        else:
-            o[self.phase + int(ph)] = 1  # chance steps of the match phase are public
         o[self.rnd + state.round - 1] = 1
         o[self.players + n - 1] = 1
-        rnd = min(state.round, ROUNDS)
-        own_phase = state.seat == seat and ph in (Phase.CHOOSE, Phase.DRAW, Phase.PICK, Phase.RECRUIT, Phase.REMOVE)
-        if own_phase:
-            if state.option >= 0:
-                o[self.step + state.option] = 1
-            o[self.step + 2] = state.picks * 0.5
-            o[self.step + 3] = float(state.redraw)
-            if ph in (Phase.DRAW, Phase.PICK, Phase.RECRUIT):
-                for i, t in enumerate(state.display):
-                    if t >= 0:
-                        o[self.display + i * T + t] = 1
         if state.round <= ROUNDS:
-            for i, (lv, k) in enumerate(g.draft_options(rnd)):
+            for i, (lv, k) in enumerate(g.draft_options(state.round)):
                 o[self.options + 4 * i + lv - 1] = 1
                 o[self.options + 4 * i + 3] = k * 0.5
-        # my deck then the public decks (me first) are adjacent blocks: one conversion (counts <= 64)
-        pub = state.decks[seat][:T]
+        # the public decks, me first (counts < 256: x0.25 by table, exact in float32)
+        pub: list[int] = []
         for k in range(n):
             pub += state.public[(seat + k) % n]
-        end = self.public + n * T
-        o[self.my_deck : end] = [c * 0.25 for c in pub]
+        o[self.public : self.public + n * T] = QUARTERS[np.frombuffer(bytes(pub), np.uint8)]
         bot = state.bot
         if bot >= 0:
-            o[self.bot : self.bot + self.TA] = [c * 0.25 for c in state.decks[bot]]
+            o[self.bot : self.bot + self.TA] = QUARTERS[np.frombuffer(bytes(state.decks[bot]), np.uint8)]
             pw = g.power[state.round]
             o[self.bot + self.TA : self.bot + self.TA + 5] = [pw[t] * 0.1 for t in (*g.bot_types, g.ace_type)]
         visible = state.trophies_visible(seat)
@@ -211,44 +240,35 @@ class ChallengersEncoder(Encoder):
                 opp = b
             elif b == seat:
                 opp = a
-        deck_phase = ph in (Phase.CHOOSE, Phase.DRAW, Phase.PICK, Phase.RECRUIT, Phase.REMOVE)
-        done_turns = state.turn if deck_phase else 0
-        blk = [0.0] * ((SEATS + 1) * self.per)
         fin = state.finalists
-        for k in range(SEATS + 1):
+        for k in range(SEATS + 1):  # the seats in use: me first, then in seat order, the bot last
             if k < n:
                 q = (seat + k) % n
             elif k == SEATS and bot >= 0:
                 q = bot
             else:
                 continue
-            b = k * self.per
-            blk[b] = 1.0
-            blk[b + 1] = state.tokens[q] * 0.1
-            blk[b + 2] = cnt[q] / ROUNDS
-            blk[b + 3] = top[q] / ROUNDS
-            blk[b + 4] = tot[q] / 28
-            if visible or q == seat:
-                blk[b + 5] = fans[q] * 0.02
-            blk[b + 6] = float(q == opp)
-            blk[b + 7] = float(q in fin)
-            if q < n and deck_phase:
-                blk[b + 8] = float((q - (state.round - 1)) % n < done_turns)
-            blk[b + 9] = sum(state.public[q]) * 0.05 if q < n else sum(state.decks[q]) * 0.05
-        if bot >= 0 and n > 1:
-            blk[SEATS * self.per + 2] = removed / ROUNDS
-        o[self.seats : self.seats + len(blk)] = blk
-        pile, disc = state.pile, state.discard
-        for i, lv in enumerate((LV_A, LV_B, LV_C)):
-            scale = 1.0 / g.level_total[lv]
-            ts = g.level_types[lv]
-            o[self.piles + i] = sum([pile[t] for t in ts]) * scale
-            o[self.piles + 3 + i] = sum([disc[t] for t in ts]) * scale
+            blk = [
+                1.0,
+                state.tokens[q] * 0.1,
+                cnt[q] / ROUNDS,
+                top[q] / ROUNDS,
+                tot[q] / 28,
+                fans[q] * 0.02 if visible or q == seat else 0.0,
+                float(q == opp),
+                float(q in fin),
+                0.0,  # deck phase done this round: a per-step entry (_write)
+                sum(state.public[q]) * 0.05 if q < n else sum(state.decks[q]) * 0.05,
+            ]
+            if k == SEATS and n > 1:
+                blk[2] = removed / ROUNDS
+            b = self.seats + k * self.per
+            o[b : b + self.per] = blk
         for i, on in enumerate(state.in_play):
             o[self.sets + i] = float(on)
-        if self.action_features is not None and me_deciding:
-            o[self.features : self.features + g.num_actions] = action_features(state, seat).tolist()
-        return o
+        marks = self._marks(state, seat)
+        self._write(o, state, seat, self.blank, marks)
+        return o, marks
 
 
 def action_features(state: ChallengersState, seat: int) -> np.ndarray:

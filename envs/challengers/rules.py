@@ -34,6 +34,9 @@ bot never decides (it is not an agent).
 
 Version history:
     v0: first release.
+    0.1.0 dev: faster observation: per seat the encoder keeps its last observation and rewrites only
+        the per-step entries whose inputs changed; the rebuild at public events writes blocks straight
+        into float32 (behaviour and observations unchanged; golden identical).
 """
 
 from __future__ import annotations
