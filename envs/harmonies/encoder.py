@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.encoder import Encoder, Layout
-from .board import NUM_STACKS
+from .board import EMPTY, NUM_STACKS
 from .rules import A_CUBE, A_PLACE, HEXES, NUM_ACTIONS, PLACES, TAKEN, HarmoniesGame, HarmoniesState, Phase
 
 MAX_PLAYERS = 4
@@ -51,11 +51,60 @@ def action_features(state: HarmoniesState, seat: int) -> np.ndarray:
     return out
 
 
+class _SeatEntry:
+    """One seat's board, card places and points blocks (``HarmoniesEncoder.encode``), with copies of
+    the board, cubes, places and completed cards they were written from; ``update`` compares those
+    by value (so nothing else has to report a change) and rewrites only the hexes that differ."""
+
+    __slots__ = ("board", "cubes", "places", "completed", "board_block", "places_block", "parts", "gen")
+
+    def __init__(self) -> None:
+        self.board = [EMPTY] * HEXES
+        self.cubes = [0] * HEXES
+        self.places: list | None = None
+        self.completed: list[int] | None = None
+        self.board_block = np.zeros(HEXES * HEX_FEATURES, np.float32)  # per hex: stack one-hot, cube
+        self.board_block[np.arange(HEXES) * HEX_FEATURES + EMPTY] = 1
+        self.places_block = np.zeros(PLACES * PLACE_FEATURES, np.float32)  # per place: card one-hot, cubes left / 5
+        self.parts = np.zeros(SCORE_PARTS + 1, np.float32)  # points by category / 20, then cubes on board / 20
+        self.gen = 0  # bumped on every change
+
+    def update(self, state: HarmoniesState, p: int) -> int:
+        """Bring the blocks up to date with seat ``p`` of ``state``; returns ``gen``."""
+        board, cubes, places, completed = state.boards[p], state.cubes[p], state.places[p], state.completed[p]
+        if self.board == board and self.cubes == cubes and self.places == places and self.completed == completed:
+            return self.gen
+        b = self.board_block
+        if self.board != board:
+            for h, (was, now) in enumerate(zip(self.board, board)):
+                if was != now:
+                    b[h * HEX_FEATURES + was] = 0
+                    b[h * HEX_FEATURES + now] = 1
+            self.board = board[:]
+        if self.cubes != cubes:
+            for h, (was, now) in enumerate(zip(self.cubes, cubes)):
+                if was != now:
+                    b[h * HEX_FEATURES + NUM_STACKS] = now != 0
+            self.cubes = cubes[:]
+        if self.places != places:
+            pb = self.places_block
+            pb[:] = 0
+            for c, (cid, left) in enumerate(places):
+                if cid:
+                    pb[c * PLACE_FEATURES + cid - 1] = 1
+                    pb[c * PLACE_FEATURES + CARDS] = left / 5
+            self.places = [pl[:] for pl in places]
+        self.completed = completed[:]
+        self.parts[:] = [v * SCORE_SCALE for v in state.breakdown(p).values()] + [state.cubes_on_board(p) / 20]
+        self.gen += 1
+        return self.gen
+
+
 class _View:
     """One seat's cached observation (``HarmoniesEncoder.encode``): the array and what its blocks
     were last written from (None: not yet written)."""
 
-    __slots__ = ("o", "turn", "bag", "central", "taken", "display", "offers", "first", "shown")
+    __slots__ = ("o", "turn", "bag", "central", "taken", "display", "offers", "first", "deck", "shown")
 
     def __init__(self, size: int, n: int):
         self.o = np.zeros(size, np.float32)
@@ -66,7 +115,8 @@ class _View:
         self.display: list[int] | None = None
         self.offers: list[int] | None = None
         self.first: int | None = None
-        self.shown: list = [None] * n  # per position k (me first), the seat entry written there
+        self.deck = -1
+        self.shown: list[int] = [-1] * n  # per position k (me first), the gen of the seat entry written there
 
 
 class HarmoniesEncoder(Encoder):
@@ -89,14 +139,14 @@ class HarmoniesEncoder(Encoder):
         if self.game.options["action_features"]:
             self.features = L.block("action_features", NUM_ACTIONS, low=-np.inf, high=np.inf)
             self.action_features = "action_features"
-        self._hex_index = np.arange(HEXES) * HEX_FEATURES
+        self._hex_index = np.arange(HEXES) * HEX_FEATURES  # offset of each hex in a board block
 
     def encode(self, state: HarmoniesState, seat: int) -> np.ndarray:
         """Writes only what changed since the last call into the seat's cached observation and
         returns a copy. The cache (``state.encoder_cache``, read and written only here; a clone or a
         loaded state starts without one) keeps per seat a ``_View``: the array and copies of what
         each block was written from, compared by value (so nothing else has to report a change);
-        and per seat its board, places and points blocks (``_seat_entry``)."""
+        and per seat its board, places and points blocks (``_SeatEntry``)."""
         n = state.num_players
         cache = state.encoder_cache
         if cache is None:
@@ -147,49 +197,25 @@ class HarmoniesEncoder(Encoder):
         shown = v.shown
         for k in range(n):
             p = (seat + k) % n
-            entry = self._seat_entry(state, p, entries)
-            if shown[k] is not entry:
-                board, places, parts = entry[4]
-                o[self.boards + k * bw : self.boards + (k + 1) * bw] = board
-                o[self.places + k * pw : self.places + (k + 1) * pw] = places
+            e = entries[p]
+            if e is None:
+                e = entries[p] = _SeatEntry()
+            gen = e.update(state, p)
+            if shown[k] != gen:
+                shown[k] = gen
+                o[self.boards + k * bw : self.boards + (k + 1) * bw] = e.board_block
+                o[self.places + k * pw : self.places + (k + 1) * pw] = e.places_block
+                parts = e.parts
                 o[self.scores + SCORE_PARTS * k : self.scores + SCORE_PARTS * (k + 1)] = parts[:SCORE_PARTS]
                 o[self.seats + 3 * k] = 1
                 o[self.seats + 3 * k + 2] = parts[SCORE_PARTS]
-                shown[k] = entry
         if v.first != state.first:
             v.first = state.first
             for k in range(n):
                 o[self.seats + 3 * k + 1] = (seat + k) % n == state.first
-        o[self.deck] = len(state.deck) / 32
+        if v.deck != len(state.deck):
+            v.deck = len(state.deck)
+            o[self.deck] = len(state.deck) / 32
         if self.features is not None:
             o[self.features : self.features + NUM_ACTIONS] = action_features(state, seat)
         return o.copy()
-
-    def _seat_entry(self, state: HarmoniesState, p: int, entries: list) -> tuple:
-        """Seat ``p``'s blocks with copies of the board, cubes, places and completed cards they were
-        built from; rebuilt only when one of those differs (compared by value, so nothing else has
-        to report a change)."""
-        e = entries[p]
-        board, cubes, places, completed = state.boards[p], state.cubes[p], state.places[p], state.completed[p]
-        if e is None or e[0] != board or e[1] != cubes or e[2] != places or e[3] != completed:
-            e = entries[p] = (board[:], cubes[:], [pl[:] for pl in places], completed[:], self._seat_blocks(state, p))
-        return e
-
-    def _seat_blocks(self, state: HarmoniesState, p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """A seat's board, card places and points blocks (the points block ends with the cubes on
-        the board / 20)."""
-        board = np.zeros(HEXES * HEX_FEATURES, np.float32)
-        board[self._hex_index + np.asarray(state.boards[p])] = 1
-        cubes = state.cubes[p]
-        for h in range(HEXES):
-            if cubes[h]:
-                board[h * HEX_FEATURES + NUM_STACKS] = 1
-        places = np.zeros(PLACES * PLACE_FEATURES, np.float32)
-        for c, (cid, left) in enumerate(state.places[p]):
-            if cid:
-                places[c * PLACE_FEATURES + cid - 1] = 1
-                places[c * PLACE_FEATURES + CARDS] = left / 5
-        parts = np.array(
-            [v * SCORE_SCALE for v in state.breakdown(p).values()] + [state.cubes_on_board(p) / 20], np.float32
-        )
-        return board, places, parts

@@ -68,7 +68,7 @@ A_SPIRIT = 186
 A_DISCARD = 188
 A_DECLINE = 191
 NUM_ACTIONS = 192
-MASK_BYTES = NUM_ACTIONS // 8  # the legal mask is built as an int (bit a = action a), then unpacked
+MASK_DIGITS = bytes.maketrans(b"01", b"\x00\x01")  # the legal mask is built as an int (bit a = action a)
 MEMO_LIMIT = 20_000  # entries per memo of landscape points (bounded memory)
 ALLOWED = tuple(tuple(st for st in range(NUM_STACKS) if PLACE_ON[st][c] >= 0) for c in range(len(COLOURS)))
 # stacks by scoring kind (HA-R34) and by top colour, for the bitmask scoring of ``local_points``
@@ -79,8 +79,10 @@ TOP_STACKS = tuple(tuple(st for st in range(NUM_STACKS) if TOP[st] == c) for c i
 
 
 def mask_of(bits: int) -> np.ndarray:
-    """The int8 legal mask whose action ``a`` is set where bit ``a`` of ``bits`` is."""
-    return np.unpackbits(np.frombuffer(bits.to_bytes(MASK_BYTES, "little"), np.uint8), bitorder="little").view(np.int8)
+    """The int8 legal mask whose action ``a`` is set where bit ``a`` of ``bits`` is (via the binary
+    digits, lowest bit first: the fastest conversion measured)."""
+    digits = format(bits, f"0{NUM_ACTIONS}b")[::-1].encode().translate(MASK_DIGITS)
+    return np.frombuffer(bytearray(digits), np.int8)
 
 
 def top_bits(sb: list[int], colour: int) -> int:
@@ -100,6 +102,10 @@ class Phase(IntEnum):
     SOLO_DISCARD = 3  # solo, after END_TURN without a card: discard a display card or decline (HA-V3)
     REFILL = 4  # chance: refill the central board and the display (HA-R20, HA-R21)
     END = 5
+
+
+# current_player() by phase: CHANCE, TERMINAL, or None for the seat to move
+PHASE_PLAYER: tuple[int | None, ...] = (CHANCE, None, None, None, CHANCE, TERMINAL)
 
 
 class Kind(IntEnum):
@@ -191,6 +197,7 @@ class HarmoniesGame(Game):
         self.all_hexes = tuple(range(self.size))
         self._water_memo: dict[int, int] = {}  # blue bitmask -> water points (pure function of the side)
         self._fields_memo: dict[int, int] = {}
+        self._targets_memo: dict[tuple[int, ...], int] = {}  # (card, free cube hexes, needed codes' bits) -> targets
         self.nbr_bits = tuple(sum(1 << n for n in self.geo.adjacent[h]) for h in range(self.size))
         self.around_bits = tuple(b | 1 << h for h, b in enumerate(self.nbr_bits))  # a hex and its neighbours
 
@@ -408,6 +415,7 @@ class HarmoniesState(State):
         self.discarded = [0] * 6  # tokens out of the game per colour (HA-R12, HA-V3)
         self.solo_discards: list[int] = []  # display cards discarded in solo (HA-V3)
         self._mask = None
+        self._cube_cache: list = [None] * n  # per seat: (stack bitmasks, places, the mask's PLACE_CUBE bits)
 
     def clone(self) -> HarmoniesState:
         c = object.__new__(HarmoniesState)
@@ -428,17 +436,14 @@ class HarmoniesState(State):
         c.turns, c.end_triggered = self.turns[:], self.end_triggered
         c.discarded, c.solo_discards = self.discarded[:], self.solo_discards[:]
         c._mask = self._mask
+        c._cube_cache = self._cube_cache[:]  # entries are never modified, only replaced
         c.encoder_cache = None
         return c
 
     # ------------------------------------------------------------------ turns
     def current_player(self) -> int:
-        ph = self.phase_id
-        if ph == Phase.SETUP or ph == Phase.REFILL:
-            return CHANCE
-        if ph == Phase.END:
-            return TERMINAL
-        return self.to_move
+        who = PHASE_PLAYER[self.phase_id]
+        return self.to_move if who is None else who
 
     def phase(self) -> str:
         return self.phase_id.name.lower()
@@ -540,31 +545,35 @@ class HarmoniesState(State):
         """Bitmask of the hexes where a cube of ``card`` may go now (HA-R15..R17)."""
         if have is None:
             have = self.code_bits(seat)
-        cube_code, needs, by_hex = self.game.placements[card]
+        g = self.game
+        cube_code, needs, by_hex = g.placements[card]
         for code in needs:
             if not have[code]:
                 return 0
-        cubes = self.cubes[seat]
-        cand = have[cube_code]
+        cand = have[cube_code] & ~self.sbits[seat][NUM_STACKS]  # HA-R17: the target holds no cube
+        key = (card, cand, *map(have.__getitem__, needs))  # all the answer depends on
+        out = g._targets_memo.get(key)
+        if out is not None:
+            return out
         out = 0
         while cand:
             low = cand & -cand
             cand ^= low
-            h = low.bit_length() - 1
-            if cubes[h]:  # HA-R17: the target holds no cube
-                continue
-            for req in by_hex.get(h, ()):
+            for req in by_hex.get(low.bit_length() - 1, ()):
                 for code, bits in req:
                     if bits & ~have[code]:
                         break
                 else:
                     out |= low
                     break
+        if len(g._targets_memo) >= MEMO_LIMIT:
+            g._targets_memo.clear()  # keys rarely recur across games: keep the recent ones
+        g._targets_memo[key] = out
         return out
 
     def unfinished(self, seat: int) -> int:
         """Cards (animal or spirit) in the seat's places (HA-R13, HA-R19)."""
-        return sum(1 for c, _ in self.places[seat] if c)
+        return PLACES - [c for c, _ in self.places[seat]].count(0)
 
     def _legal_mask(self) -> np.ndarray:
         bits = 0  # bit a = action a (mask_of)
@@ -599,13 +608,24 @@ class HarmoniesState(State):
             for i, c in enumerate(self.display):
                 if c:
                     bits |= 1 << (A_CARD + i)
+        return mask_of(bits | self._cube_bits(p))
+
+    def _cube_bits(self, p: int) -> int:
+        """The PLACE_CUBE part of seat ``p``'s mask (HA-R15..R18), cached in ``_cube_cache`` until
+        the seat's stacks, cubes or card places change (compared by value)."""
+        sb, places = self.sbits[p], self.places[p]
+        cc = self._cube_cache[p]
+        if cc is not None and cc[0] == sb and cc[1] == places:
+            return cc[2]
+        bits = 0
         have = None
-        for c, (card, left) in enumerate(self.places[p]):  # HA-R15..R18
+        for c, (card, left) in enumerate(places):
             if card and left:
                 if have is None:
-                    have = self.code_bits(p, sbits)
+                    have = self.code_bits(p)
                 bits |= self.cube_targets(p, card, have) << (A_CUBE + HEXES * c)
-        return mask_of(bits)
+        self._cube_cache[p] = (sb[:], [pl[:] for pl in places], bits)
+        return bits
 
     # ------------------------------------------------------------------ moves
     def _apply(self, a: Any) -> None:
@@ -796,10 +816,11 @@ class HarmoniesState(State):
             else:
                 cards += card.points[-1]
         for cid, left in self.places[seat]:  # HA-R30
-            if cid and not g.cards[cid].spirit:
-                placed = g.cards[cid].cubes - left
-                if placed:
-                    cards += g.cards[cid].points[placed - 1]
+            if cid:
+                card = g.cards[cid]
+                placed = len(card.points) - left  # cubes placed (``card.cubes - left``)
+                if placed and not card.spirit:
+                    cards += card.points[placed - 1]
         return {
             "trees": trees,
             "mountains": mountains,
@@ -849,7 +870,7 @@ class HarmoniesState(State):
         return sum(self.breakdown(seat).values())
 
     def cubes_on_board(self, seat: int) -> int:
-        return sum(1 for c in self.cubes[seat] if c)
+        return self.sbits[seat][NUM_STACKS].bit_count()
 
     def scores(self) -> list[float]:
         return [float(self.score(p)) for p in range(self.num_players)]  # HA-R35
