@@ -104,6 +104,7 @@ class MetromaniaEncoder(Encoder):
                 o[lb] = o[lb + 3 + g.white_side[sg]] = 1
             if end_gate[li] >= 0:
                 o[lb + 1] = 1
+            o[lb + 2] = state.unused(li) / self.game.tunnels  # changes only with the line
         if moved:  # heads: of seat k (relative), and my line 0 / 1
             for i in b.heads:
                 o[i] = 0
@@ -141,22 +142,18 @@ class MetromaniaEncoder(Encoder):
         arr = self._board(state, seat).copy()  # the caller's own array
         o: Any = arr.data  # a memoryview: item writes into arr
         n = state.num_players
-        idx = [self.phase + int(state.phase_id), self.dig, self.misc, self.misc + 2]
-        val = [1.0, state.dig_left / 3.0, state.supply / self.game.supply0, state.passes / n]
+        o[self.phase + state.phase_id] = 1
+        o[self.dig] = state.dig_left / 3.0
         if state.covered:
-            idx.append(self.dig + 1)
-            val.append(1.0)
+            o[self.dig + 1] = 1
+        o[self.misc] = state.supply / self.game.supply0
         if state.final_left >= 0:
-            idx.append(self.misc + 1)
-            val.append(1.0)
-        tunnels = self.game.tunnels
+            o[self.misc + 1] = 1
+        o[self.misc + 2] = state.passes / n
+        score = state.score
         for k in range(n):
-            p = (seat + k) % n
-            sc = state.score[p]
-            idx += [self.scores + k, self.lines + 18 * k + 2, self.lines + 18 * k + 11]
-            val += [sc / (sc + SCORE_HALF), state.unused(2 * p) / tunnels, state.unused(2 * p + 1) / tunnels]
-        for i, x in zip(idx, val):
-            o[i] = x
+            sc = score[(seat + k) % n]
+            o[self.scores + k] = sc / (sc + SCORE_HALF)
         if self.action_features is not None and state.current_player() == seat:
             vals = action_values(state)
             for a, av in vals.items():  # legal actions only; illegal ones stay 0

@@ -382,6 +382,7 @@ class MetromaniaState(State):
                 self.has_station.add(g.black_gates[self.end_gate[li]])
         self._final: tuple | None = None
         self._dig_mask: np.ndarray | None = None  # in DIG: the mask, set by _continue_dig (never changed in place)
+        self._gate_dist: dict[tuple[int, tuple[int, ...]], list[int]] = {}  # _gate_search, per free gates
         self._reach: dict[tuple[int, tuple[int, ...]], tuple[int, int, int, list[int]]] = {}  # _some_gate_reachable
 
     def clone(self) -> MetromaniaState:
@@ -405,6 +406,7 @@ class MetromaniaState(State):
         s.has_station = set(self.has_station)
         s.white_used, s.black_used = set(self.white_used), set(self.black_used)
         s._reach = dict(self._reach)  # entries are never changed in place
+        s._gate_dist = dict(self._gate_dist)
         s.encoder_cache = None
         return s
 
@@ -541,34 +543,44 @@ class MetromaniaState(State):
 
     def unfinishable(self, li: int) -> bool:
         """MM-R37."""
+        known = self._unfinishable_known(li)
+        return (not self._some_gate_reachable(li)) if known is None else known
+
+    def _unfinishable_known(self, li: int) -> bool | None:
+        """MM-R37 where it needs no new gate search (None: it does)."""
         if self.end_gate[li] >= 0:
             return False
         if self.start_gate[li] < 0:
             return not self.start_gates(li)
         if self.unused(li) < 1:
             return True
-        return not self._some_gate_reachable(li)
+        known = self._reach_known(li, ())
+        return None if known is None else not known
 
     def _some_gate_reachable(self, li: int, avoid_sides: tuple[int, ...] = ()) -> bool:
-        """Whether MM-R36's search reaches a free black gate (on a side not in ``avoid_sides``).
+        """Whether MM-R36's search reaches a free black gate (on a side not in ``avoid_sides``):
+        the remembered answer where it still holds (``_reach_known``), else a new search."""
+        known = self._reach_known(li, avoid_sides)
+        if known is not None:
+            return known
+        gate, path = self._gate_search(li, avoid_sides)
+        self._reach[(li, avoid_sides)] = (len(self.verts[li]), len(self.has_station), gate, path)
+        return gate >= 0
+
+    def _reach_known(self, li: int, avoid_sides: tuple[int, ...]) -> bool | None:
+        """The remembered answer of ``_some_gate_reachable`` where it still holds, else None.
 
         Remembered per (line, sides) in ``self._reach`` as (line length, stations on the board,
         gate vertex or -1, the path's steps). While the line keeps its length (its vertices and
         tunnel budget), play elsewhere only takes triangles and gates and adds stations (which only
         allow more sharp turns): so a "no" holds until a station is added, and a "yes" holds while
-        its path's edges still have a free triangle and its gate is free. Otherwise: a new search."""
-        key = (li, avoid_sides)
-        memo = self._reach.get(key)
-        length = len(self.verts[li])
-        if memo is not None and memo[0] == length:
-            if memo[2] < 0:
-                if memo[1] == len(self.has_station):
-                    return False
-            elif self._path_free(memo[2], memo[3]):
-                return True
-        gate, path = self._gate_search(li, avoid_sides)
-        self._reach[key] = (length, len(self.has_station), gate, path)
-        return gate >= 0
+        its path's edges still have a free triangle and its gate is free."""
+        memo = self._reach.get((li, avoid_sides))
+        if memo is None or memo[0] != len(self.verts[li]):
+            return None
+        if memo[2] < 0:
+            return False if memo[1] == len(self.has_station) else None
+        return True if self._path_free(memo[2], memo[3]) else None
 
     def _path_free(self, gate: int, path: list[int]) -> bool:
         """Whether a path found by ``_gate_search`` is still open: its gate vertex is a free black
@@ -588,56 +600,56 @@ class MetromaniaState(State):
         with the hex distance to the nearest such gate as an admissible bound (same answer as the
         breadth-first ``reachable_black_gates``, faster). Returns (the gate vertex reached or -1,
         the steps ``v * 6 + d`` of the path to it)."""
-        g = self.game.geo
-        free = [
-            v for b, v in enumerate(g.black_gates) if b not in self.black_used and g.black_side[b] not in avoid_sides
-        ]
-        if not free:
+        key = (len(self.black_used), avoid_sides)
+        dist = self._gate_dist.get(key)
+        if dist is None:  # black_used only grows: its size tells it apart within a game
+            g = self.game.geo
+            free = [
+                v
+                for b, v in enumerate(g.black_gates)
+                if b not in self.black_used and g.black_side[b] not in avoid_sides
+            ]
+            dist = self._gate_dist[key] = _gate_distance(tuple(free)) if free else []
+        if not dist:
             return -1, []
         budget = self.unused(li) - 1
         h = self.verts[li][-1]
-        dist = _gate_distance(tuple(free))
         if dist[h] == 0:
             return h, []
         if dist[h] > budget:
             return -1, []
         own = self.vset[li]
-        nbr, tl, tr, kinds, occ, st = g.nbr, g.tri_left, g.tri_right, self.kinds, self.tri_line, self.has_station
-        d0 = self.last_dir(li)
-        start = (h, d0 if d0 >= 0 else NO_STEP)
+        kinds, occ, st = self.kinds, self.tri_line, self.has_station
+        steps = extend_steps()  # the board's edges and MM-R19's turns
+        start = (h, self.last_dir(li))
         best = {start: 0}
         parent: dict[tuple[int, int], tuple[tuple[int, int], int]] = {}  # node -> (node before, step)
         heap = [(dist[h], 0, h, start[1])]
         while heap:
             _, depth, x, a = heapq.heappop(heap)
-            if best.get((x, a), 99) < depth:
+            if best[(x, a)] < depth:
                 continue
-            sharp_ok = x in st
             nd = depth + 1
-            for d in range(6):
-                if a != NO_STEP:
-                    diff = (d - a) % 6
-                    if diff == 3 or (diff in (2, 4) and not sharp_ok):
-                        continue
-                k = x * 6 + d
-                y = nbr[k]
-                if y < 0 or y in own or nd + dist[y] > budget or best.get((y, d), 99) <= nd:
+            for off, y, t1, t2 in steps[(x * 7 + a + 1) * 2 + (x in st)]:
+                if y in own or nd + dist[y] > budget:
                     continue
-                t1, t2 = tl[k], tr[k]
+                node = (y, off >> 1)
+                if best.get(node, 99) <= nd:
+                    continue
                 if not (
                     (t1 >= 0 and occ[t1] < 0 and kinds[t1] < LAKE) or (t2 >= 0 and occ[t2] < 0 and kinds[t2] < LAKE)
                 ):
                     continue
                 if dist[y] == 0:
-                    path = [k]
-                    node = (x, a)
-                    while node != start:  # parents lie strictly closer to the start
-                        node, step = parent[node]
-                        path.append(step)
+                    path = [x * 6 + (off >> 1)]
+                    prev = (x, a)
+                    while prev != start:  # parents lie strictly closer to the start
+                        prev, k = parent[prev]
+                        path.append(k)
                     return y, path
-                best[(y, d)] = nd
-                parent[(y, d)] = ((x, a), k)
-                heapq.heappush(heap, (nd + dist[y], nd, y, d))
+                best[node] = nd
+                parent[node] = ((x, a), x * 6 + (off >> 1))
+                heapq.heappush(heap, (nd + dist[y], nd, y, node[1]))
         return -1, []
 
     def end_legal(self, li: int) -> bool:
@@ -677,7 +689,7 @@ class MetromaniaState(State):
     # ------------------------------------------------------------ turn structure
     def current_player(self) -> int:
         ph = self.phase_id
-        if ph in CHANCE_PHASES:
+        if ph < Phase.MAIN:  # CHANCE_PHASES
             return CHANCE
         if ph == Phase.END:
             return TERMINAL
@@ -719,24 +731,29 @@ class MetromaniaState(State):
 
     def _legal_mask(self) -> np.ndarray:
         m = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        out = m.data  # item writes through a memoryview: cheaper than numpy indexing
         ph = self.phase_id
         p = self.to_move
         if ph == Phase.MAIN:
             l0, l1 = 2 * p, 2 * p + 1
             if self.start_gate[l0] < 0:  # MM-R10, MM-R51: the first action starts line 0
-                for w in self.start_gates(l0):
-                    m[A_START + w] = 1
+                legal = self.start_gates(l0)
+                for w in legal:
+                    out[A_START + w] = 1
             else:
-                for w in self.start_gates(l1):  # MM-R12
-                    m[A_START + 15 + w] = 1
-                self._extend_mask(m, p)
-                for v in self.build_station_vertices(p):  # MM-R30
-                    m[A_STATION + v] = 1
-                for ln in (0, 1):
-                    if self.end_legal(2 * p + ln):
-                        m[A_END + ln] = 1
-            if not m.any():  # MM-R9: pass only when nothing is legal
-                m[A_NOOP] = 1
+                legal = self.start_gates(l1)  # MM-R12
+                for w in legal:
+                    out[A_START + 15 + w] = 1
+                stations = self.build_station_vertices(p)  # MM-R30
+                for v in stations:
+                    out[A_STATION + v] = 1
+                ends = [ln for ln in (0, 1) if self.end_legal(2 * p + ln)]
+                for ln in ends:
+                    out[A_END + ln] = 1
+                if self._extend_mask(m, p) or stations or ends:
+                    return m
+            if not legal:  # MM-R9: pass only when nothing is legal
+                out[A_NOOP] = 1
         elif ph == Phase.DIG:
             if self._dig_mask is not None:  # computed when the Dig went on (_continue_dig)
                 return self._dig_mask
@@ -744,11 +761,11 @@ class MetromaniaState(State):
         elif ph == Phase.MARKER:
             t = self.tris[self.pending][-1]
             for mk in self.qualifying_markers(p, t):
-                m[A_MARKER + mk] = 1
+                out[A_MARKER + mk] = 1
         elif ph == Phase.END_STATION:
             for v in self.end_station_vertices(self.end_line):
-                m[A_STATION + v] = 1
-            m[A_NOOP] = 1
+                out[A_STATION + v] = 1
+            out[A_NOOP] = 1
         return m
 
     def _extend_mask(self, m: np.ndarray, p: int) -> bool:
@@ -936,9 +953,20 @@ class MetromaniaState(State):
         done = sum(1 for li in range(2 * n) if self.end_gate[li] >= 0)
         if done >= need:
             return True
+        # MM-R37 for the unfinished lines: first the answers known without a new gate search
+        # (``_unfinishable_known``), which often settle the count; then searches as needed
         rest = [li for li in range(2 * n) if self.end_gate[li] < 0]
-        for i, li in enumerate(rest):
-            if done + len(rest) - i < need:
+        unknown = []
+        for li in rest:
+            known = self._unfinishable_known(li)
+            if known is None:
+                unknown.append(li)
+            elif known:
+                done += 1
+        if done >= need:
+            return True
+        for i, li in enumerate(unknown):
+            if done + len(unknown) - i < need:
                 return False
             if self.unfinishable(li):
                 done += 1
