@@ -56,7 +56,7 @@ class _SeatEntry:
     the board, cubes, places and completed cards they were written from; ``update`` compares those
     by value (so nothing else has to report a change) and rewrites only the hexes that differ."""
 
-    __slots__ = ("board", "cubes", "places", "completed", "board_block", "places_block", "parts", "gen")
+    __slots__ = ("board", "cubes", "places", "completed", "board_block", "places_block", "parts", "gen", "places_gen")
 
     def __init__(self) -> None:
         self.board = [EMPTY] * HEXES
@@ -68,12 +68,12 @@ class _SeatEntry:
         self.places_block = np.zeros(PLACES * PLACE_FEATURES, np.float32)  # per place: card one-hot, cubes left / 5
         self.parts = np.zeros(SCORE_PARTS + 1, np.float32)  # points by category / 20, then cubes on board / 20
         self.gen = 0  # bumped on every change
+        self.places_gen = 0  # the gen at which the places block last changed
 
-    def update(self, state: HarmoniesState, p: int) -> int:
-        """Bring the blocks up to date with seat ``p`` of ``state``; returns ``gen``."""
+    def update(self, state: HarmoniesState, p: int) -> None:
+        """Bring the blocks up to date with seat ``p`` of ``state`` (the caller found a difference)."""
         board, cubes, places, completed = state.boards[p], state.cubes[p], state.places[p], state.completed[p]
-        if self.board == board and self.cubes == cubes and self.places == places and self.completed == completed:
-            return self.gen
+        self.gen += 1
         b = self.board_block
         if self.board != board:
             for h, (was, now) in enumerate(zip(self.board, board)):
@@ -94,10 +94,9 @@ class _SeatEntry:
                     pb[c * PLACE_FEATURES + cid - 1] = 1
                     pb[c * PLACE_FEATURES + CARDS] = left / 5
             self.places = [pl[:] for pl in places]
+            self.places_gen = self.gen
         self.completed = completed[:]
-        self.parts[:] = [v * SCORE_SCALE for v in state.breakdown(p).values()] + [state.cubes_on_board(p) / 20]
-        self.gen += 1
-        return self.gen
+        self.parts[:] = [v * SCORE_SCALE for v in state.points(p)] + [state.cubes_on_board(p) / 20]
 
 
 class _View:
@@ -110,9 +109,9 @@ class _View:
         self.o = np.zeros(size, np.float32)
         self.turn: tuple | None = None  # phase, took, took_card, end_triggered
         self.bag: list[int] | None = None
-        self.central: list[list[int]] | None = None
-        self.taken: list[int] | None = None
-        self.display: list[int] | None = None
+        self.central: list[list[int]] = [[] for _ in range(SPACES)]  # as written into the zeros
+        self.taken: list[int] = [-1] * TAKEN
+        self.display: list[int] = [0] * DISPLAY
         self.offers: list[int] | None = None
         self.first: int | None = None
         self.deck = -1
@@ -169,24 +168,30 @@ class HarmoniesEncoder(Encoder):
         if v.bag != state.bag:
             v.bag = state.bag[:]
             o[self.bag : self.bag + 6] = BAG_VALUES[state.bag]
-        if v.central != state.central:
+        if v.central != state.central:  # per space that differs: its 3 x 6 entries
+            for s, (was, toks) in enumerate(zip(v.central, state.central)):
+                if was != toks:
+                    base = self.central + 18 * s
+                    o[base : base + 18] = 0
+                    for i, c in enumerate(toks):
+                        o[base + 6 * i + c] = 1
             v.central = [toks[:] for toks in state.central]
-            o[self.central : self.central + SPACES * 3 * 6] = 0
-            for s, toks in enumerate(state.central):
-                for i, c in enumerate(toks):
-                    o[self.central + 18 * s + 6 * i + c] = 1
-        if v.taken != state.taken:
+        if v.taken != state.taken:  # per slot that differs
+            for t, (was, c) in enumerate(zip(v.taken, state.taken)):
+                if was != c:
+                    if was >= 0:
+                        o[self.taken + 6 * t + was] = 0
+                    if c >= 0:
+                        o[self.taken + 6 * t + c] = 1
             v.taken = state.taken[:]
-            o[self.taken : self.taken + TAKEN * 6] = 0
-            for t, c in enumerate(state.taken):
-                if c >= 0:
-                    o[self.taken + 6 * t + c] = 1
-        if v.display != state.display:
+        if v.display != state.display:  # per slot that differs
+            for i, (was, c) in enumerate(zip(v.display, state.display)):
+                if was != c:
+                    if was:
+                        o[self.display + 32 * i + was - 1] = 0
+                    if c:
+                        o[self.display + 32 * i + c - 1] = 1
             v.display = state.display[:]
-            o[self.display : self.display + DISPLAY * 32] = 0
-            for i, c in enumerate(state.display):
-                if c:
-                    o[self.display + 32 * i + c - 1] = 1
         offers = state.offers[seat]
         if v.offers != offers:
             v.offers = offers[:]
@@ -200,11 +205,18 @@ class HarmoniesEncoder(Encoder):
             e = entries[p]
             if e is None:
                 e = entries[p] = _SeatEntry()
-            gen = e.update(state, p)
-            if shown[k] != gen:
-                shown[k] = gen
+            if not (
+                e.board == state.boards[p]
+                and e.cubes == state.cubes[p]
+                and e.places == state.places[p]
+                and e.completed == state.completed[p]
+            ):
+                e.update(state, p)
+            if shown[k] != e.gen:
+                if shown[k] < e.places_gen:
+                    o[self.places + k * pw : self.places + (k + 1) * pw] = e.places_block
+                shown[k] = e.gen
                 o[self.boards + k * bw : self.boards + (k + 1) * bw] = e.board_block
-                o[self.places + k * pw : self.places + (k + 1) * pw] = e.places_block
                 parts = e.parts
                 o[self.scores + SCORE_PARTS * k : self.scores + SCORE_PARTS * (k + 1)] = parts[:SCORE_PARTS]
                 o[self.seats + 3 * k] = 1

@@ -104,6 +104,7 @@ class Phase(IntEnum):
     END = 5
 
 
+POINT_PARTS = ("trees", "mountains", "fields", "buildings", "water", "cards", "spirit")  # breakdown's keys
 # current_player() by phase: CHANCE, TERMINAL, or None for the seat to move
 PHASE_PLAYER: tuple[int | None, ...] = (CHANCE, None, None, None, CHANCE, TERMINAL)
 
@@ -416,6 +417,7 @@ class HarmoniesState(State):
         self.solo_discards: list[int] = []  # display cards discarded in solo (HA-V3)
         self._mask = None
         self._cube_cache: list = [None] * n  # per seat: (stack bitmasks, places, the mask's PLACE_CUBE bits)
+        self._points_cache: list = [None] * n  # per seat: (stack bitmasks without cubes, board_points)
 
     def clone(self) -> HarmoniesState:
         c = object.__new__(HarmoniesState)
@@ -437,6 +439,7 @@ class HarmoniesState(State):
         c.discarded, c.solo_discards = self.discarded[:], self.solo_discards[:]
         c._mask = self._mask
         c._cube_cache = self._cube_cache[:]  # entries are never modified, only replaced
+        c._points_cache = self._points_cache[:]
         c.encoder_cache = None
         return c
 
@@ -803,10 +806,13 @@ class HarmoniesState(State):
     # ---------------------------------------------------------------- scoring
     def breakdown(self, seat: int) -> dict[str, int]:
         """Points of ``seat`` by category (HA-R25..R30, HA-V1, HA-V2)."""
+        return dict(zip(POINT_PARTS, self.points(seat)))
+
+    def points(self, seat: int) -> tuple[int, ...]:
+        """:meth:`breakdown`'s values, in ``POINT_PARTS`` order."""
         g = self.game
         board = self.boards[seat]
-        sb = self.sbits[seat]
-        trees, mountains, buildings = g.local_points(sb, g.geo.all_bits)
+        trees, mountains, fields, buildings, water = self.board_points(seat)
         cards = 0
         spirit = 0
         for cid in self.completed[seat]:
@@ -821,15 +827,21 @@ class HarmoniesState(State):
                 placed = len(card.points) - left  # cubes placed (``card.cubes - left``)
                 if placed and not card.spirit:
                     cards += card.points[placed - 1]
-        return {
-            "trees": trees,
-            "mountains": mountains,
-            "fields": g.fields_of(top_bits(sb, YELLOW)),
-            "buildings": buildings,
-            "water": g.water_of(top_bits(sb, BLUE)),
-            "cards": cards,
-            "spirit": spirit,
-        }
+        return trees, mountains, fields, buildings, water, cards, spirit
+
+    def board_points(self, seat: int) -> tuple[int, int, int, int, int]:
+        """Trees, mountains, fields, buildings and water of ``seat`` (HA-R25..R29, HA-V1): what its
+        stacks alone score; cached in ``_points_cache`` until they change (compared by value)."""
+        sb = self.sbits[seat]
+        stacks = sb[:NUM_STACKS]  # not the cubes
+        cached = self._points_cache[seat]
+        if cached is not None and cached[0] == stacks:
+            return cached[1]
+        g = self.game
+        trees, mountains, buildings = g.local_points(sb, g.geo.all_bits)
+        pts = (trees, mountains, g.fields_of(top_bits(sb, YELLOW)), buildings, g.water_of(top_bits(sb, BLUE)))
+        self._points_cache[seat] = (stacks, pts)
+        return pts
 
     def place_gain(self, seat: int, colour: int, h: int) -> int:
         """Points ``seat`` gains now by placing a ``colour`` token on hex ``h`` (legal there),
