@@ -43,17 +43,15 @@ class Marks:
     """The inputs of one seat's per-step entries, as last written into its cached observation
     (copies: the state changes them in place)."""
 
-    __slots__ = ("at", "step", "display", "deck", "pile", "discard", "sizes", "turn", "features")
+    __slots__ = ("at", "step", "display", "deck", "sizes", "turn", "features")
 
-    def __init__(self, at, step, display, deck, pile, discard, sizes, turn, features) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, at, step, display, deck, sizes, turn, features) -> None:  # type: ignore[no-untyped-def]
         self.at: tuple[int, float] = at  # (index, value) of the phase entry (-1: none yet)
         self.step: tuple[int, int, bool] | None = step  # (option, picks left, redraw used) in my deck phase
         self.display: list[int] = display  # my display while it shows, else all -1
         self.deck: list[int] = deck  # my deck's pool types
-        self.pile: list[int] | None = pile  # None: not yet written
-        self.discard: list[int] | None = discard
-        self.sizes: list[float] = sizes  # the piles block (pile and discard shares per level)
-        self.turn: int = turn  # deck phases done this round (0 outside the deck phase)
+        self.sizes: list[int] = sizes  # pile sizes A/B/C then discard sizes A/B/C
+        self.turn: tuple[int, int] = turn  # (first seat, deck phases done) this round; (0, 0) outside
         self.features: np.ndarray | None = features  # action features (seat to move, option on)
 
 
@@ -81,20 +79,21 @@ class ChallengersEncoder(Encoder):
         )  # me first, the bot last (see encode)
         self.piles = L.block("piles", 6)  # pile and discard sizes A/B/C (share of the level)
         self.sets = L.block("sets_in_play", g.num_sets)
-        self.level_weights = [(g.level_get[lv], 1.0 / g.level_total[lv]) for lv in (LV_A, LV_B, LV_C)]
+        self.level_scale = [1.0 / g.level_total[lv] for lv in (LV_A, LV_B, LV_C)] * 2
         self.action_features = None
         if g.options["action_features"]:
             self.action_features = "action_features"
             self.features = L.block("action_features", g.num_actions, -np.inf, np.inf)
-        self.blank = Marks((-1, 0.0), None, [-1] * DISPLAY, [0] * T, None, None, [0.0] * 6, 0, None)
+        self.blank = Marks((-1, 0.0), None, [-1] * DISPLAY, [0] * T, [0] * 6, (0, 0), None)
 
     def encode(self, state: ChallengersState, seat: int) -> np.ndarray:
         """Incremental: the state keeps per seat (``encoder_cache``) the seat's last observation and
-        the inputs of its per-step entries (``Marks``). The blocks that change only at public events
-        (decks made public, trophies, tokens, the round) are rebuilt by ``_full`` when the key of
-        those events changes; otherwise only the per-step entries (phase, own step, display, own deck,
-        piles, turn marks, action features) whose inputs changed are rewritten: a few numpy writes
-        instead of whole blocks. ``encode_full`` is the plain reference (the tests compare the two)."""
+        the inputs of its per-step entries (``Marks``). The public blocks, which change only at public
+        events (decks made public, trophies, tokens, the round), are rewritten by ``_write_public``
+        when the key of those events changes; the per-step entries (phase, own step, display, own
+        deck, piles, turn marks, action features) are rewritten by ``_write`` where their inputs
+        changed: a few numpy writes instead of whole blocks. ``encode_full`` is the plain reference
+        (the tests compare the two)."""
         ph = state.phase_id
         key = (
             state.round,
@@ -110,14 +109,25 @@ class ChallengersEncoder(Encoder):
         if cache is None:
             cache = state.encoder_cache = {}
         ent = cache.get(seat)
-        if ent is None or ent[0] != key:
-            o, marks = self._full(state, seat)
+        if ent is None:
+            o = np.zeros(self.size, np.float32)
+            self._write_public(o, state, seat)
+            old = self.blank
         else:
-            o = ent[1]
-            marks = self._marks(state, seat)
-            self._write(o, state, seat, ent[2], marks)
+            o, old = ent[1], ent[2]
+            if ent[0] != key:
+                self._write_public(o, state, seat)
+        marks = self._marks(state, seat)
+        self._write(o, state, seat, old, marks)
         cache[seat] = (key, o, marks)
         return o.copy()
+
+    def encode_full(self, state: ChallengersState, seat: int) -> np.ndarray:
+        """The plain reference encoder: every block from the state, on a zero vector."""
+        o = np.zeros(self.size, np.float32)
+        self._write_public(o, state, seat)
+        self._write(o, state, seat, self.blank, self._marks(state, seat))
+        return o
 
     def _marks(self, state: ChallengersState, seat: int) -> Marks:
         """The inputs of ``seat``'s per-step entries, copied from the state."""
@@ -136,10 +146,8 @@ class ChallengersEncoder(Encoder):
             (state.option, state.picks, state.redraw) if own else None,
             state.display[:] if own and ph in SHOWING else self.blank.display,
             state.decks[seat][: self.T],
-            state.pile[:],
-            state.discard[:],
-            self.blank.sizes,  # computed by _write when the piles changed
-            state.turn if deckish else 0,  # deck phases done this round (public: the turn)
+            state.pile_size[LV_A : LV_C + 1] + state.discard_size[LV_A : LV_C + 1],
+            ((state.round - 1) % state.num_players, state.turn) if deckish else (0, 0),  # public: the turn
             action_features(state, seat) if self.action_features is not None and me_deciding else None,
         )
 
@@ -170,41 +178,32 @@ class ChallengersEncoder(Encoder):
             for t, (a, b) in enumerate(zip(old.deck, new.deck)):
                 if a != b:
                     o[self.my_deck + t] = b * 0.25
-        if old.pile == new.pile and old.discard == new.discard:
-            new.sizes = old.sizes
-        else:
-            pile, disc = state.pile, state.discard
-            sizes: list[float] = [sum(get(pile)) * w for get, w in self.level_weights]
-            sizes += [sum(get(disc)) * w for get, w in self.level_weights]
-            for i, (was, size) in enumerate(zip(old.sizes, sizes)):
-                if was != size:
-                    o[self.piles + i] = size
-            new.sizes = sizes
+        if old.sizes != new.sizes:  # pile and discard sizes, as a share of the level
+            for i, (a, b) in enumerate(zip(old.sizes, new.sizes)):
+                if a != b:
+                    o[self.piles + i] = b * self.level_scale[i]
         if old.turn != new.turn:  # who has had their deck phase this round, seat-relative
             n = state.num_players
-            first = (state.round - 1) % n
+            (was_first, was_done), (first, done) = old.turn, new.turn
             for k in range(n):
-                done = (seat + k - first) % n < new.turn
-                if done != ((seat + k - first) % n < old.turn):
-                    o[self.seats + k * self.per + 8] = float(done)
+                mark = (seat + k - first) % n < done
+                if mark != ((seat + k - was_first) % n < was_done):
+                    o[self.seats + k * self.per + 8] = float(mark)
         if old.features is not None or new.features is not None:
             f = self.features
             o[f : f + self.game.num_actions] = 0.0 if new.features is None else new.features
 
-    def encode_full(self, state: ChallengersState, seat: int) -> np.ndarray:
-        """The plain reference encoder: every block from the state."""
-        return self._full(state, seat)[0]
-
-    def _full(self, state: ChallengersState, seat: int) -> tuple[np.ndarray, Marks]:
-        """Every block, written into a fresh float32 vector (most of it stays zero: cheaper than
-        converting a whole Python list; numbers are computed as Python floats, rounded to float32 on
-        the write); the per-step entries by ``_write``. Also returns their ``Marks``."""
+    def _write_public(self, o: np.ndarray, state: ChallengersState, seat: int) -> None:
+        """(Re)write every block but the per-step entries: round, players, draft options, public
+        decks, the bot, the seats, the sets in play. Numbers are computed as Python floats and rounded
+        to float32 on the write; long blocks go in as one slice."""
         g = self.game
         T = self.T
-        o = np.zeros(self.size, np.float32)
         n = state.num_players
+        o[self.rnd : self.rnd + FINAL_ROUND] = 0.0
         o[self.rnd + state.round - 1] = 1
         o[self.players + n - 1] = 1
+        o[self.options : self.options + 8] = 0.0
         if state.round <= ROUNDS:
             for i, (lv, k) in enumerate(g.draft_options(state.round)):
                 o[self.options + 4 * i + lv - 1] = 1
@@ -248,27 +247,20 @@ class ChallengersEncoder(Encoder):
                 q = bot
             else:
                 continue
-            blk = [
+            b = self.seats + k * self.per
+            o[b : b + 8] = [
                 1.0,
                 state.tokens[q] * 0.1,
-                cnt[q] / ROUNDS,
+                removed / ROUNDS if k == SEATS and n > 1 else cnt[q] / ROUNDS,
                 top[q] / ROUNDS,
                 tot[q] / 28,
                 fans[q] * 0.02 if visible or q == seat else 0.0,
                 float(q == opp),
                 float(q in fin),
-                0.0,  # deck phase done this round: a per-step entry (_write)
-                sum(state.public[q]) * 0.05 if q < n else sum(state.decks[q]) * 0.05,
-            ]
-            if k == SEATS and n > 1:
-                blk[2] = removed / ROUNDS
-            b = self.seats + k * self.per
-            o[b : b + self.per] = blk
+            ]  # entry 8 (deck phase done this round) is a per-step entry (_write)
+            o[b + 9] = sum(state.public[q]) * 0.05 if q < n else sum(state.decks[q]) * 0.05
         for i, on in enumerate(state.in_play):
             o[self.sets + i] = float(on)
-        marks = self._marks(state, seat)
-        self._write(o, state, seat, self.blank, marks)
-        return o, marks
 
 
 def action_features(state: ChallengersState, seat: int) -> np.ndarray:

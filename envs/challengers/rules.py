@@ -36,7 +36,10 @@ Version history:
     v0: first release.
     0.1.0 dev: faster observation: per seat the encoder keeps its last observation and rewrites only
         the per-step entries whose inputs changed; the rebuild at public events writes blocks straight
-        into float32 (behaviour and observations unchanged; golden identical).
+        into float32 (behaviour and observations unchanged; golden identical). Pile and discard sizes
+        per level are kept by the rules as cards move (``pile_size``, ``discard_size``; recounted on
+        load and resample, checked by the invariants); the encoder rewrites the public blocks in place
+        at public events and diffs the per-step entries against what it last wrote.
 """
 
 from __future__ import annotations
@@ -316,6 +319,7 @@ class ChallengersGame(Game):
         st.fill = list(d["fill"])
         st.in_play = list(d["in_play"])
         st.pile, st.discard = list(d["pile"]), list(d["discard"])
+        st._count_piles()
         st.decks = [list(x) for x in d["decks"]]
         st.public = [list(x) for x in d["public"]]
         st.tokens = list(d["tokens"])
@@ -356,6 +360,9 @@ class ChallengersState(State):
         self.in_play = [True] * game.num_sets
         self.pile = [c if game.level[t] != LV_S else 0 for t, c in enumerate(game.count[:T])]
         self.discard = [0] * T
+        self.pile_size = [0] * 4  # cards per level (LV_A..LV_C) in the piles, kept as they change
+        self.discard_size = [0] * 4  # and in the discards (_count_piles is the reference)
+        self._count_piles()
         self.decks = [list(game.starter) + [0] * 5 for _ in range(P)]
         self.public = [list(game.starter) for _ in range(n)]
         self.tokens = [0] * P
@@ -416,24 +423,32 @@ class ChallengersState(State):
             self.bot_drawn += 1  # an empty pile and discard: nothing to draw
         self._begin_round()
 
+    def _count_piles(self) -> None:
+        """Recount ``pile_size`` / ``discard_size`` (per level) from the piles; the moves keep them
+        up to date incrementally (draws, discards, reshuffles), so the hot path never sums a pile."""
+        get = self.game.level_get
+        for lv in (LV_A, LV_B, LV_C):
+            self.pile_size[lv] = sum(get[lv](self.pile))
+            self.discard_size[lv] = sum(get[lv](self.discard))
+
     def _pile_size(self, lv: int) -> int:
-        return sum(self.game.level_get[lv](self.pile))
+        return self.pile_size[lv]
 
     def _ready_pile(self, lv: int) -> bool:
         """CH-R3: a pile that runs short takes its (shuffled) discard underneath; True when a card
         can be drawn. Drawing a uniform remaining card keeps the pile's order hidden and exact."""
-        ts = self.game.level_types[lv]
-        p = self.pile
-        if any(self.game.level_get[lv](p)):
+        if self.pile_size[lv]:
             return True
-        d = self.discard
-        moved = False
-        for t in ts:
+        if not self.discard_size[lv]:
+            return False
+        p, d = self.pile, self.discard
+        for t in self.game.level_types[lv]:
             if d[t]:
                 p[t] += d[t]
                 d[t] = 0
-                moved = True
-        return moved
+        self.pile_size[lv] = self.discard_size[lv]
+        self.discard_size[lv] = 0
+        return True
 
     def _begin_round(self) -> None:
         g = self.game
@@ -486,6 +501,7 @@ class ChallengersState(State):
         for i, t in enumerate(self.display):
             if t >= 0:
                 d[t] += 1
+                self.discard_size[self.game.level[t]] += 1
                 self.display[i] = -1
         self.phase_id = P_REMOVE
 
@@ -549,10 +565,9 @@ class ChallengersState(State):
             p = self.pile
             lv = self._draw_level()
             ts = self.game.level_types[lv]
-            counts = self.game.level_get[lv](p)
-            k = int(rng.random() * sum(counts))
-            for t, c in zip(ts, counts):
-                k -= c
+            k = int(rng.random() * self.pile_size[lv])
+            for t in ts:
+                k -= p[t]
                 if k < 0:
                     return t
             return max(t for t in ts if p[t])
@@ -578,7 +593,7 @@ class ChallengersState(State):
                         m[A_PICK + i] = 1
             if not self.redraw:  # CH-R5: once, if the pile or its discard holds a card
                 lv = self._draft()[0]
-                if any(self.pile[t] or self.discard[t] for t in g.level_types[lv]):
+                if self.pile_size[lv] or self.discard_size[lv]:
                     m[A_REDRAW] = 1
             m[A_STOP] = 1
         else:  # REMOVE / FINAL_REMOVE (CH-R8, CH-R31): keep at least 1 card
@@ -595,6 +610,7 @@ class ChallengersState(State):
             self._reveal(a)
         elif ph == P_DRAW:
             self.pile[a] -= 1
+            self.pile_size[g.level[a]] -= 1
             self.display[self.fill.pop(0)] = a
             self._continue_fill()
         elif ph == P_PICK:
@@ -606,6 +622,7 @@ class ChallengersState(State):
                 for i, t in enumerate(self.display):
                     if t >= 0:
                         self.discard[t] += 1
+                        self.discard_size[g.level[t]] += 1
                         self.display[i] = -1
                         fill.append(i)
                 self.fill = fill
@@ -614,6 +631,7 @@ class ChallengersState(State):
                 self._pick(a - A_PICK)
         elif ph == P_RECRUIT:
             self.pile[a] -= 1
+            self.pile_size[LV_A] -= 1
             self.decks[self.seat][a] += 1  # its own Selected effect does not resolve (2.2)
             self._after_pick()
         elif ph in (P_REMOVE, P_FINAL_REMOVE):
@@ -627,6 +645,7 @@ class ChallengersState(State):
                 self.decks[self.seat][t] -= 1
                 if g.level[t] != LV_S:  # CH-R8: removed starters leave the game
                     self.discard[t] += 1
+                    self.discard_size[g.level[t]] += 1
         elif ph == P_CHOOSE:
             self._start_draw(a - A_CHOOSE)
         elif ph == P_STARTER:
@@ -639,6 +658,7 @@ class ChallengersState(State):
             self._remove_set(a)
         elif ph == P_BOT_SETUP:
             self.pile[a] -= 1
+            self.pile_size[g.level[a]] -= 1
             self.decks[self.bot][a] += 1  # Selected effects of the bot's cards do not resolve (2.2)
             self.bot_drawn += 1
             self._bot_setup()
@@ -653,6 +673,7 @@ class ChallengersState(State):
         for t in range(g.num_types):
             if g.set_of[t] == s and g.level[t] != LV_S:
                 self.pile[t] = 0
+        self._count_piles()
         self._after_sets()
 
     def _pick(self, slot: int) -> None:
@@ -1048,6 +1069,7 @@ class ChallengersState(State):
                 perm = rng.permutation(len(owners))
                 for k, j in zip(ks, perm):
                     row[k] = owners[int(j)]
+        s._count_piles()
         s._mask = None
         return s
 
@@ -1093,6 +1115,8 @@ class ChallengersState(State):
         c.in_play = self.in_play[:]
         c.pile = self.pile[:]
         c.discard = self.discard[:]
+        c.pile_size = self.pile_size[:]
+        c.discard_size = self.discard_size[:]
         c.decks = [x[:] for x in self.decks]
         c.public = [x[:] for x in self.public]
         c.tokens = self.tokens[:]
@@ -1153,6 +1177,9 @@ class ChallengersState(State):
             for t in range(T):
                 if g.level[t] != LV_S:
                     assert total[t] == in_game[t], f"every copy of {g.type_names[t]} is somewhere (or out with its set)"
+        sizes = (self.pile_size[:], self.discard_size[:])
+        self._count_piles()
+        assert sizes == (self.pile_size, self.discard_size), "the kept pile and discard sizes are exact"
         for t in g.starter_types:
             assert self.pile[t] == 0 and self.discard[t] == 0 and disp[t] == 0, "starters never in piles"
             assert max(col[t] for col in self.decks) <= g.starter[t], "starter copies (2.1)"

@@ -683,3 +683,23 @@ def test_incremental_encoder_matches_the_reference():
                     st.apply_action(st.sample_chance(rng))
                 else:
                     st.apply_action(int(rng.choice(np.flatnonzero(st.legal_mask()))))
+
+
+@pytest.mark.parametrize("n", [2, 3, 6])
+def test_incremental_encoder_matches_the_reference_when_seats_look_now_and_then(n):
+    """The incremental encoder (per seat: the last observation and what it was written from) stays
+    exact when a seat's observations are far apart (as in play, where only the seat to move looks):
+    rounds, turns and pile sizes may all have changed in between."""
+    game = ChallengersGame(**({"action_features": True} if n == 3 else {}))
+    rng = np.random.default_rng(100 + n)
+    for _ in range(3):
+        st = game.new_initial_state(n)
+        while not st.is_terminal():
+            p = st.current_player()
+            if p >= 0 or rng.random() < 0.02:
+                seat = p if p >= 0 and rng.random() < 0.8 else int(rng.integers(n))
+                np.testing.assert_array_equal(game.encoder.encode(st, seat), game.encoder.encode_full(st, seat))
+            if st.is_chance_node():
+                st.apply_action(st.sample_chance(rng))
+            else:
+                st.apply_action(int(rng.choice(np.flatnonzero(st.legal_mask()))))
