@@ -20,7 +20,18 @@ import numpy as np
 
 from ..core.encoder import Encoder, Layout
 from .data import CODES, DIR_NAMES, REQ_NAMES
-from .rules import MAX_SHAPE, P_DEAL, P_DEPART, P_PLACE, SHEET_FIELDS, SHEET_LEN, GetOnBoardGame, GetOnBoardState, Phase
+from .rules import (
+    ALL_FIELDS,
+    MAX_SHAPE,
+    P_DEAL,
+    P_DEPART,
+    P_PLACE,
+    SHEET_FIELDS,
+    SHEET_LEN,
+    GetOnBoardGame,
+    GetOnBoardState,
+    Phase,
+)
 
 # Per intersection: code one-hot (g s S t m M b O), star, green light, departure, objective letter.
 NODE_CODES = len(CODES) - 1
@@ -76,7 +87,8 @@ class _Views:
         "stype",
         "personal",
         "own",
-        "rkey",
+        "ph",
+        "rnd",
         "nused",
         "ticket",
         "inspector",
@@ -89,13 +101,14 @@ class _Views:
         self.offs = offs  # the encoder's flat offsets of every seat's blocks in every row
         self.nlog = -1  # markers written (-1: the routes are not revealed yet)
         self.nroute = [0] * n  # route intersections written, per seat
-        self.sheets: list[list[int] | None] = [None] * n  # sheet values written (None: the blank block)
+        self.sheets = [[0] * SHEET_LEN for _ in range(n)]  # sheet values written (blank: 0)
         self.sver = [-1] * n  # the rules' sheet version (GetOnBoardState.sver) written, per seat
         self.stype = [0] * n  # sheet type written (0 = none)
         self.personal = [-1] * n  # personal objective written in the seat's own row
         self.own: list[tuple] = [((), -1)] * n  # departure tickets and choice written in the seat's own row
-        self.rkey = -1  # phase and round when the round-level blocks were last checked
-        self.nused = -1  # round counter written (-1: the round block is still blank)
+        self.ph = -1  # phase when the round-level blocks were last checked (with nused: the round)
+        self.rnd = -1  # 0 once the round block is written (-1: still blank)
+        self.nused = -1  # round counter written
         self.ticket = 0  # current ticket written (0 = none)
         self.inspector = -1  # inspector written
         self.claimed: list[bool] = []  # claimed flags written
@@ -148,6 +161,7 @@ class GetOnBoardEncoder(Encoder):
         self.req = L.block("step.requirement", len(REQ_NAMES))
         self.deviate = L.block("step.would_deviate", len(DIR_NAMES))
         self.eliminate = L.block("step.would_eliminate", len(DIR_NAMES))
+        self.step_end = L.size  # the step.* blocks: [phase, step_end)
         self.rnd = L.block("round.number", g.rounds + 1)
         self.used = L.block("round.used_tickets", g.tickets)
         self.ticket = L.block("round.current_ticket", g.tickets)
@@ -162,7 +176,6 @@ class GetOnBoardEncoder(Encoder):
         self.own_end = L.size
         self.scale = sheet_scale()
         self.scale_l = [float(x) for x in self.scale]  # x * scale_l[i] rounds to the same float32
-        self.chunks = [(lo, min(lo + 5, SHEET_LEN)) for lo in range(0, SHEET_LEN, 5)]
         # shape index (in shape_order) of ticket t on sheet type s
         self.shape_idx = [[0] * (g.tickets + 1)] + [
             [0] + [g.shape_names.index(nm) for nm, _ in g.ticket_shape[s][1:]] for s in range(1, g.sheet_types + 1)
@@ -171,7 +184,7 @@ class GetOnBoardEncoder(Encoder):
         self.template[self.map_nodes : self.map_nodes + N * NODE_FEATS] = self._static_nodes().ravel()
         self.template[self.map_black : self.map_black + R] = m.black
         self._offsets: dict[int, tuple] = {}  # player count -> flat offsets (see offsets())
-        self._step: dict[tuple[int, ...], tuple[int, ...]] = {}  # sub-step key -> indices set to 1
+        self._step: dict[tuple[int, ...], np.ndarray] = {}  # encode's step key -> the step.* blocks
 
     def _static_nodes(self) -> np.ndarray:
         m = self.game.map
@@ -222,96 +235,113 @@ class GetOnBoardEncoder(Encoder):
             self._update(state, v)
         out = v.buf[seat].copy()
         ph, cur = state.ph, state.cur
-        if ph == P_PLACE and cur == seat:
-            for o in self._step_indices(state):
-                out[o] = 1.0
-        else:
-            out[self.phase + ph] = 1.0
-            if cur >= 0:
-                out[self.current + (cur - seat) % n] = 1.0
+        if ph == P_PLACE and cur == seat:  # the placing seat: its sub-step (see _step_indices)
+            di = state.dir_info()
+            key: tuple[int, ...] = (di[0], di[1], state.requirement(), state.prev, -1 if state.extra else state.k)
+        else:  # anybody else: the phase and who acts
+            key = (ph, (cur - seat) % n if cur >= 0 else -1)
+        blk = self._step.get(key)
+        if blk is None:
+            blk = self._step[key] = self._step_block(key)
+        out[self.phase : self.step_end] = blk  # one write for the per-step blocks
         return out
 
     def _update(self, st: GetOnBoardState, v: _Views) -> bool:
         """Bring every row of ``v`` up to date with ``st``; False when the state went back under
-        what the rows show (not by play: then the caller starts from fresh rows)."""
-        n = st.num_players
+        what the rows show (not by play: then the caller starts from fresh rows). The hot path
+        (a marker placed, a sheet written) is here; the rest changes once per phase or round."""
         fl = v.fl
-        vis_o, end_o, road_o, sheet_o, type_o, total_o, shape_o, rows, marker_o = v.offs
         log = st.log
         nlog = len(log)
         if nlog != v.nlog:  # routes and road markers grow marker by marker (the log, in board order)
             if nlog < v.nlog:
                 return False
             routes, nroute = st.route, v.nroute
-            if v.nlog < 0:  # the departures: the first intersection of every route
-                if not routes[0]:
-                    nlog = -1
-                for p in range(n):
-                    if routes[p]:
-                        q = routes[p][0]
-                        for b in vis_o[p]:
-                            fl[b + q] = 1.0
-                        for b in end_o[p]:
-                            fl[b + q] = 1.0
-                        nroute[p] = 1
+            if v.nlog >= 0:
+                new = log[v.nlog :]
+            elif self._departures(st, v):  # the departures first
                 new = log
             else:
-                new = log[v.nlog :]
+                new = []  # the pawns are not revealed yet
             nr = self.n_roads
+            marker_o = v.offs[8]
             for x in new:
                 p, r = divmod(x, nr)
                 k = nroute[p]
+                nroute[p] = k + 1
                 rt = routes[p]
-                q, e = rt[k], rt[k - 1]
+                q = rt[k]
+                e = rt[k - 1]
                 for bv, be, br in marker_o[p]:
                     fl[br + r] = 1.0
                     fl[bv + q] = 1.0
                     fl[be + e] = 0.0
                     fl[be + q] = 1.0
-                nroute[p] = k + 1
-            v.nlog = nlog
+            if v.nlog >= 0:
+                v.nlog = nlog
         sver, vsver = st.sver, v.sver
         if sver != vsver:  # the rules bump a seat's version whenever they write its sheet
-            sheets, shown = st.sheets, v.sheets
-            for p in range(n):
-                if sver[p] == vsver[p]:
-                    continue
-                sh = sheets[p]
-                old = shown[p]
-                sc = self.scale_l
-                bases = sheet_o[p]
-                if old is None:
-                    old = [0] * SHEET_LEN  # the blank block
-                for lo, hi in self.chunks:  # compare in chunks (C), write the changed fields
-                    if sh[lo:hi] != old[lo:hi]:
-                        for i in range(lo, hi):
-                            if sh[i] != old[i]:
-                                val = sh[i] * sc[i]
-                                for b in bases:
-                                    fl[b + i] = val
-                tot = st.running_total(p) * TOTAL_SCALE  # the rules' cached total
-                for b in total_o[p]:
-                    fl[b] = tot
-                shown[p] = sh[:]
-                vsver[p] = sver[p]
+            sheets, shown, sc = st.sheets, v.sheets, self.scale_l
+            sheet_o, total_o = v.offs[3], v.offs[5]
+            for p in range(len(sver)):
+                behind = sver[p] - vsver[p]
+                if behind:
+                    # one write behind: only the fields it named can differ; further: any field
+                    sh, old, bases = sheets[p], shown[p], sheet_o[p]
+                    for i in st.sfields[p] if behind == 1 else ALL_FIELDS:
+                        x = sh[i]
+                        if x != old[i]:
+                            old[i] = x
+                            f = x * sc[i]
+                            for b in bases:
+                                fl[b + i] = f
+                    f = st.running_total(p) * TOTAL_SCALE  # the rules' cached total
+                    for b in total_o[p]:
+                        fl[b] = f
+                    vsver[p] = sver[p]
+        ph = st.ph
+        if ph == v.ph and ph > P_DEPART and len(st.used) == v.nused:
+            return True  # after the setup, the other blocks change only with the phase or the round
+        return self._round_blocks(st, v)
+
+    def _departures(self, st: GetOnBoardState, v: _Views) -> bool:
+        """The first intersection of every route, once the pawns are revealed (GB-R4); False before."""
+        routes = st.route
+        if not routes[0]:
+            return False
+        fl = v.fl
+        vis_o, end_o = v.offs[0], v.offs[1]
+        for p in range(st.num_players):
+            q = routes[p][0]
+            for b in vis_o[p]:
+                fl[b + q] = 1.0
+            for b in end_o[p]:
+                fl[b + q] = 1.0
+            v.nroute[p] = 1
+        v.nlog = 0
+        return True
+
+    def _round_blocks(self, st: GetOnBoardState, v: _Views) -> bool:
+        """Blocks that change with the phase or the round: sheet types and personal objectives
+        (setup), the round block, the inspector, claimed objectives and the own tickets."""
+        n = st.num_players
+        fl = v.fl
+        shape_o, rows = v.offs[6], v.offs[7]
         ph = st.ph
         used = st.used
-        rkey = ph | len(used) << 3  # round-level blocks change only with the phase or the round
-        if rkey == v.rkey and ph > P_DEPART:
-            return True
-        v.rkey = rkey
+        v.ph = ph
         if ph == P_DEAL:
-            if v.nused >= 0:
+            if v.rnd >= 0:
                 return False
             self._dealt(st, v)
         else:  # sheet types and the personal objective are dealt; the round block is public
-            if v.nused < 0:
+            if v.rnd < 0:
                 self._dealt(st, v)
                 for b in rows:
                     fl[b + self.rnd] = 1.0
                     for c in st.common:
                         fl[b + self.commons + c] = 1.0
-                v.nused = 0
+                v.rnd = v.nused = 0
             nu = len(used)
             if nu != v.nused:
                 if nu < v.nused:
@@ -385,19 +415,23 @@ class GetOnBoardEncoder(Encoder):
         if st.choice[seat] >= 0:
             row[self.own_choice + ts[st.choice[seat]] - 1] = 1.0
 
-    def _step_indices(self, st: GetOnBoardState) -> tuple[int, ...]:
+    def _step_block(self, key: tuple[int, ...]) -> np.ndarray:
+        """The per-step blocks (``step.*``, contiguous from ``step.phase``) for a key of ``encode``."""
+        blk = np.zeros(self.step_end - self.phase, dtype=np.float32)
+        if len(key) == 2:  # (phase, current player relative to me or -1)
+            ph, rel = key
+            ones = [self.phase + ph] + ([self.current + rel] if rel >= 0 else [])
+        else:
+            ones = list(self._step_indices(*key))
+        for o in ones:
+            blk[o - self.phase] = 1.0
+        return blk
+
+    def _step_indices(self, legal: int, elim: int, req: int, prev: int, k: int) -> tuple[int, ...]:
         """Indices set to 1 in the per-step block for the seat placing a marker: phase, me as the
         current player, extra flag or marker index, previous direction, requirement, directions
-        that would deviate (GB-R14) or eliminate (GB-R19) among the legal ones."""
-        legal, elim = st.dir_info()[:2]
-        req = st.requirement()
-        key = (legal, elim, req, st.prev, -1 if st.extra else st.k)
-        offs = self._step.get(key)
-        if offs is None:
-            offs = self._step[key] = self._step_key(*key)
-        return offs
-
-    def _step_key(self, legal: int, elim: int, req: int, prev: int, k: int) -> tuple[int, ...]:
+        that would deviate (GB-R14) or eliminate (GB-R19) among the legal ones (``legal``,
+        ``elim``: direction bits of ``dir_info``; ``k`` the marker index, -1 for an extra)."""
         straight, turn = REQ_NAMES["straight"], REQ_NAMES["turn"]
         offs = [
             self.phase + P_PLACE,

@@ -33,7 +33,9 @@ Version history:
     0.1.0 dev: faster observation (behaviour and observations unchanged; golden identical): the rules
         signal sheet writes (per-seat version ``sver``, bumped by ``_sheet_written``) and cache each
         seat's running total (``running_total``, the one ``Rules.total`` formula); the encoder
-        re-reads only sheets whose version moved and no longer memoises totals itself.
+        re-reads only sheets whose version moved and no longer memoises totals itself; one version
+        behind, only the fields the write named (``sfields``; ``Rules.REACH_FIELDS``); the per-step
+        blocks are written as one cached slice.
 """
 
 from __future__ import annotations
@@ -116,6 +118,7 @@ K_SHEET, K_PERSONAL, K_COMMON, K_TICKET, K_INSPECTOR = range(5)
     ELIM,
 ) = range(27)
 SHEET_LEN = 27
+ALL_FIELDS = tuple(range(SHEET_LEN))
 SHEET_FIELDS = (
     "grandmas",
     "students",
@@ -207,6 +210,19 @@ class Rules:
     def worker(self, sh: list[int]) -> None:
         """GB-R31."""
         self._fill_row(sh, B0, BS0, self.o_box)
+
+    # the sheet fields reach(sh, code, star) may write, per code (tests/get_on_board checks every
+    # write falls inside): readers of the state's change signal (``sfields``) compare only these
+    REACH_FIELDS = {
+        C_GRANDMA: (GR,),
+        C_STUDENT: (ST,),
+        C_SCHOOL: (SC, SSTAR),
+        C_TOURIST: (T0, T1, T2),
+        C_LIGHT: (TS0, TS1, TS2, NL, SL),
+        C_DARK: (TS0, TS1, TS2, ND, SD),
+        C_WORKER: (B0, B1, B2),
+        C_OFFICE: (BS0, BS1, BS2, GR, T0, T1, T2, IN, OSTAR),  # GB-R32 bonuses: grandma, tourist, internship
+    }
 
     def reach(self, sh: list[int], code: int, star: bool) -> None:
         """Apply the effects of reaching an intersection with ``code`` (GB-R24..GB-R33)."""
@@ -411,6 +427,11 @@ class GetOnBoardGame(Game):
         }
         self.common_sum = [(cidx.get(c["counter"], (ND,)), c["threshold"]) for c in self.commons]
         self.tz_max, self.tr_max = self.rules.tz_max, self.rules.tr_max
+        # the sheet fields one marker may write (GetOnBoardState._place): index code << 2 | traffic << 1 | deviation
+        self.place_fields = [
+            ((TZ,) if w & 1 else ()) + ((TR,) if w & 2 else ()) + Rules.REACH_FIELDS.get(w >> 2, ())
+            for w in range(len(D.CODES) << 2)
+        ]
         # the seat order clockwise from each inspector (GB-R8)
         self.rotation = {n: [tuple((i0 + i) % n for i in range(n)) for i0 in range(n)] for n in range(1, self.maxp + 1)}
 
@@ -569,13 +590,16 @@ class GetOnBoardState(State):
         """Sheet change signal and running totals of a new or loaded state (see ``_sheet_written``)."""
         n = self.num_players
         self.sver = [0] * n  # per seat: bumped whenever the rules write that seat's sheet
+        self.sfields = [ALL_FIELDS] * n  # per seat: the fields that write may have changed (all: a new sheet)
         self._rt: list[int | None] = [None] * n  # per seat: running_total() cached (None: to compute)
 
-    def _sheet_written(self, p: int) -> None:
-        """Seat p's sheet was written: bump its version (readers such as the encoder compare it with
-        the version they last saw, so they re-read only changed sheets) and drop its cached
-        running total. Every write to ``sheets`` goes through here (_place, _eliminate, _round_end)."""
+    def _sheet_written(self, p: int, fields: tuple[int, ...]) -> None:
+        """Seat p's sheet was written, only (at most) ``fields``: bump its version and drop its cached
+        running total. Readers such as the encoder compare the version with the one they last saw:
+        one version later, only ``sfields[p]`` can differ; further behind, any field. Every write to
+        ``sheets`` is followed by a call (_place, _eliminate, _round_end)."""
         self.sver[p] += 1
+        self.sfields[p] = fields
         self._rt[p] = None
 
     def running_total(self, p: int) -> int:
@@ -622,6 +646,7 @@ class GetOnBoardState(State):
         c.visl = [bytearray(v) for v in self.visl]
         c._di = self._di
         c.sver = self.sver[:]
+        c.sfields = self.sfields[:]
         c._rt = self._rt[:]
         return c
 
@@ -869,7 +894,7 @@ class GetOnBoardState(State):
     def _eliminate(self, p: int) -> None:
         self.elim[p] = True
         self.sheets[p][ELIM] = 1
-        self._sheet_written(p)
+        self._sheet_written(p, (ELIM,))
 
     def _place(self, a: int) -> None:
         if a == A_DECLINE:  # GB-V2
@@ -884,17 +909,17 @@ class GetOnBoardState(State):
         q = m.nb_node[e][a]
         sh = self.sheets[p]
         extra = self.extra
-        written = False  # sheet p written by this marker (see _sheet_written)
+        written = 0  # what this marker writes on sheet p: g.place_fields[written] (see _sheet_written)
         if not extra:
             req = self.shape[self.k]
             if (req == REQ_STRAIGHT and a != self.prev) or (req == REQ_TURN and a == self.prev):
                 sh[TZ] += 1  # GB-R14: a deviation checks the next turn-zone box
-                written = True
+                written = 1
         marks = self.marks
         c = g.popcount[marks[r]] + m.black[r]  # GB-R21
         if c:
             sh[TR] = min(g.tr_max, sh[TR] + c)
-            written = True
+            written |= 2
         marks[r] |= 1 << p
         route.append(q)
         self.rroads[p].append(r)
@@ -902,6 +927,8 @@ class GetOnBoardState(State):
         self._di = None
         vis = self.visl[p]
         if vis[q]:  # GB-R19: back on the own route -> eliminated at once
+            if written:
+                self._sheet_written(p, g.place_fields[written])
             self._eliminate(p)
             self._next_turn()
             return
@@ -909,9 +936,9 @@ class GetOnBoardState(State):
         code = m.code[q]
         if code:
             g.rules.reach(sh, code, m.star[q])
-            written = True
+            written |= code << 2
         if written:
-            self._sheet_written(p)
+            self._sheet_written(p, g.place_fields[written])
         if extra:
             if m.green[q]:  # GB-R22: chained extras
                 self._settle()
@@ -949,7 +976,7 @@ class GetOnBoardState(State):
                 val = g.comp["common_first_value"] if (g.solo or not claimed[j]) else g.comp["common_later_value"]
                 for p in met:
                     sheets[p][C0 + j] = val
-                    self._sheet_written(p)
+                    self._sheet_written(p, (C0 + j,))
                 claimed[j] = True
         self.cur = -1
         self.order = []

@@ -248,10 +248,61 @@ def test_GB_R45_observation_cache_follows_clones_pickles_and_loads():
                 pickle.loads(pickle.dumps(st)),
                 copy.deepcopy(st),
                 g.state_from_dict(st.to_dict()),
+                st.resample_hidden(1, np.random.default_rng(3)),
             ]
         a = st.sample_chance(rng) if st.is_chance_node() else int(rng.choice(np.flatnonzero(st.legal_mask())))
         for s in states:
             s.apply_action(a)
             for seat in range(3):
                 np.testing.assert_array_equal(s.observation(seat), reference_observation(s, seat))
-    assert len(states) == 5
+    assert len(states) == 6
+
+
+def test_reach_writes_only_its_declared_fields():
+    """Rules.REACH_FIELDS (the encoder's change signal relies on it) covers every write of reach()."""
+    from boardzoo.envs.get_on_board.rules import Rules
+
+    rng = np.random.default_rng(11)
+    for overflow in (True, False):
+        g = make_game("get_on_board_v0", row_overflow=overflow)
+        ranges = g.sheet_ranges()
+        for _ in range(300):
+            sh = [int(rng.integers(lo, hi + 1)) for lo, hi in ranges]
+            for code, fields in Rules.REACH_FIELDS.items():
+                for star in (False, True):
+                    new = sh[:]
+                    g.rules.reach(new, code, star)
+                    changed = {i for i in range(len(sh)) if new[i] != sh[i]}
+                    assert changed <= set(fields), (code, star, [SHEET_FIELDS[i] for i in changed - set(fields)])
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_sheet_change_signal_and_cached_totals(n):
+    """Every sheet write bumps the seat's version; one version later only ``sfields`` differ; the
+    cached running total is the rules' formula; clones and loads keep or rebuild both."""
+    g0 = make_game("get_on_board_v0")
+    for opts in g0.conformance_options:
+        if n == 1 and not opts.get("solo_practice"):
+            continue
+        g = make_game("get_on_board_v0", **opts)
+        rng = np.random.default_rng(n)
+        for _ in range(3):
+            st = g.new_initial_state(n)
+            while not st.is_terminal():
+                before, ver = [sh[:] for sh in st.sheets], st.sver[:]
+                st.running_total(int(rng.integers(n)))  # fill part of the cache
+                a = st.sample_chance(rng) if st.is_chance_node() else int(rng.choice(np.flatnonzero(st.legal_mask())))
+                st.apply_action(a)
+                for p in range(n):
+                    changed = {i for i in range(len(before[p])) if st.sheets[p][i] != before[p][i]}
+                    if st.sver[p] == ver[p]:
+                        assert not changed
+                    elif st.sver[p] == ver[p] + 1:
+                        assert changed <= set(st.sfields[p])
+                    want = 0 if st.elim[p] else g.rules.total(st.sheets[p], False)
+                    assert st.running_total(p) == want
+                c = st.clone()
+                assert c.sver == st.sver and c.sfields == st.sfields
+                loaded = g.state_from_dict(st.to_dict())
+                assert [loaded.running_total(p) for p in range(n)] == [st.running_total(p) for p in range(n)]
+                st.check_invariants()
