@@ -28,6 +28,7 @@ Version history:
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_right
 from collections.abc import Iterable
 from enum import IntEnum
 from functools import cache, lru_cache
@@ -88,70 +89,83 @@ def trip_search(
     ride edge on at least one minimum-time route, the station vertices of one fastest route).
     Time 0 (one station serves both ends) uses no line.
     """
-    nodes: dict[tuple[int, int], int] = {}
-    at: dict[int, list[int]] = {}
-    for li, st in line_stations.items():
-        for v in st:
-            if (v, li) not in nodes:
-                nodes[(v, li)] = len(nodes)
-                at.setdefault(v, []).append(nodes[(v, li)])
-    adj: list[list[tuple[int, int]]] = [[] for _ in nodes]
-    rides: list[tuple[int, int, int]] = []
-    for li, st in line_stations.items():
-        for a, b in zip(st, st[1:]):
-            x, y = nodes[(a, li)], nodes[(b, li)]
-            adj[x].append((y, ride))
-            adj[y].append((x, ride))
-            rides.append((x, y, li))
-    for ids in at.values():
-        for i in ids:
-            for j in ids:
-                if i != j:
-                    adj[i].append((j, change))
-    src = {v for v in sources if v in at}
-    dst = {v for v in targets if v in at}
-    if not src or not dst:
-        return None, set(), []
-    if src & dst:
-        v = min(src & dst)
-        return 0, set(), [v]
+    return TripNet(line_stations, ride, change).search(sources, targets)
 
-    def dijkstra(starts: set[int]) -> list[float]:
-        dist = [float("inf")] * len(nodes)
-        heap = []
-        for v in starts:
-            for i in at[v]:
-                dist[i] = 0
-                heap.append((0, i))
-        heapq.heapify(heap)
-        while heap:
-            d, i = heapq.heappop(heap)
-            if d > dist[i]:
-                continue
-            for j, c in adj[i]:
-                nd = d + c
-                if nd < dist[j]:
-                    dist[j] = nd
-                    heapq.heappush(heap, (nd, j))
-        return dist
 
-    ds = dijkstra(src)
-    best = min(ds[i] for v in dst for i in at[v])
-    if best == float("inf"):
-        return None, set(), []
-    dt = dijkstra(dst)
-    used = set()
-    for x, y, li in rides:
-        if ds[x] + ride + dt[y] == best or ds[y] + ride + dt[x] == best:
-            used.add(li)
-    verts = {i: v for (v, _), i in nodes.items()}
-    node = min((i for v in dst for i in at[v] if ds[i] == best), default=-1)
-    route = [verts[node]]
-    while ds[node] > 0:  # walk back along one fastest route
-        node = min(j for j, c in adj[node] if ds[j] + c == ds[node])
-        if verts[node] != route[-1]:
-            route.append(verts[node])
-    return int(best), used, route[::-1]
+class TripNet:
+    """The (station vertex, line) network of ``trip_search``, built once for several trips."""
+
+    def __init__(self, line_stations: dict[int, list[int]], ride: int = 1, change: int = 3):
+        self.ride = ride
+        nodes: dict[tuple[int, int], int] = {}
+        at: dict[int, list[int]] = {}
+        for li, st in line_stations.items():
+            for v in st:
+                if (v, li) not in nodes:
+                    nodes[(v, li)] = len(nodes)
+                    at.setdefault(v, []).append(nodes[(v, li)])
+        adj: list[list[tuple[int, int]]] = [[] for _ in nodes]
+        rides: list[tuple[int, int, int]] = []
+        for li, st in line_stations.items():
+            for a, b in zip(st, st[1:]):
+                x, y = nodes[(a, li)], nodes[(b, li)]
+                adj[x].append((y, ride))
+                adj[y].append((x, ride))
+                rides.append((x, y, li))
+        for ids in at.values():
+            for i in ids:
+                for j in ids:
+                    if i != j:
+                        adj[i].append((j, change))
+        self.nodes, self.at, self.adj, self.rides = nodes, at, adj, rides
+
+    def search(self, sources: Iterable[int], targets: Iterable[int]) -> tuple[int | None, set[int], list[int]]:
+        """``trip_search`` on this network."""
+        nodes, at, adj, rides, ride = self.nodes, self.at, self.adj, self.rides, self.ride
+        src = {v for v in sources if v in at}
+        dst = {v for v in targets if v in at}
+        if not src or not dst:
+            return None, set(), []
+        if src & dst:
+            v = min(src & dst)
+            return 0, set(), [v]
+
+        def dijkstra(starts: set[int]) -> list[float]:
+            dist = [float("inf")] * len(nodes)
+            heap = []
+            for v in starts:
+                for i in at[v]:
+                    dist[i] = 0
+                    heap.append((0, i))
+            heapq.heapify(heap)
+            while heap:
+                d, i = heapq.heappop(heap)
+                if d > dist[i]:
+                    continue
+                for j, c in adj[i]:
+                    nd = d + c
+                    if nd < dist[j]:
+                        dist[j] = nd
+                        heapq.heappush(heap, (nd, j))
+            return dist
+
+        ds = dijkstra(src)
+        best = min(ds[i] for v in dst for i in at[v])
+        if best == float("inf"):
+            return None, set(), []
+        dt = dijkstra(dst)
+        used = set()
+        for x, y, li in rides:
+            if ds[x] + ride + dt[y] == best or ds[y] + ride + dt[x] == best:
+                used.add(li)
+        verts = {i: v for (v, _), i in nodes.items()}
+        node = min((i for v in dst for i in at[v] if ds[i] == best), default=-1)
+        route = [verts[node]]
+        while ds[node] > 0:  # walk back along one fastest route
+            node = min(j for j, c in adj[node] if ds[j] + c == ds[node])
+            if verts[node] != route[-1]:
+                route.append(verts[node])
+        return int(best), used, route[::-1]
 
 
 @cache
@@ -197,6 +211,17 @@ def _hex_distance() -> np.ndarray:
     dx = xy[:, None, 0] - xy[None, :, 0]
     dy = xy[:, None, 1] - xy[None, :, 1]
     return (np.abs(dx) + np.abs(dy) + np.abs(dx + dy)) // 2
+
+
+@cache
+def _uniform_cdf(k: int) -> list[float]:
+    """The cumulative table numpy's ``Generator.choice(k, p=...)`` searches (side right, with one
+    ``random()`` draw) for k equal chances of 1.0 / k, as the default ``State.sample_chance`` gives
+    them: computed the same way, so the same draw picks the same outcome."""
+    probs = np.full(k, 1.0 / k)
+    cdf = (probs / probs.sum()).cumsum()
+    cdf /= cdf[-1]
+    return cdf.tolist()
 
 
 @cache
@@ -727,7 +752,9 @@ class MetromaniaState(State):
     def sample_chance(self, rng: np.random.Generator) -> Any:
         if self.phase_id == Phase.DEAL:  # MM-R4/R5: uniform over the valid deals
             return int(rng.integers(len(self.game.deals[self.num_players])))
-        return super().sample_chance(rng)
+        # the other draws are uniform: the default State.sample_chance's draw, without its arrays
+        outcomes = self.chance_outcomes()
+        return outcomes[bisect_right(_uniform_cdf(len(outcomes)), rng.random())][0]
 
     def _legal_mask(self) -> np.ndarray:
         m = np.zeros(NUM_ACTIONS, dtype=np.int8)
@@ -1012,7 +1039,7 @@ class MetromaniaState(State):
         connection), the used lines, the seats scoring and the seats penalised."""
         g = self.game.geo
         sc = self.game.scoring
-        ls = self.line_stations()
+        net = TripNet(self.line_stations(), sc["ride_minutes"], sc["change_minutes"])  # one network, 7 trips
         out: list[dict] = []
         for trip in range(7):
             if trip < 6:
@@ -1027,7 +1054,7 @@ class MetromaniaState(State):
                 dst = {v for t, k in enumerate(self.kinds) if k == PARK for v in g.tris[t]}
             src &= self.has_station
             dst &= self.has_station
-            time, used, route = trip_search(ls, src, dst, sc["ride_minutes"], sc["change_minutes"])
+            time, used, route = net.search(src, dst)
             scorers = sorted({li // 2 for li in used})  # MM-R44
             pen = []
             if time is None and trip < 6:  # MM-R45

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from boardzoo.envs.core.game import CHANCE
+from boardzoo.envs.core.game import CHANCE, State
 from boardzoo.envs.metromania import MetromaniaGame
-from boardzoo.envs.metromania.rules import forbidden_sides
+from boardzoo.envs.metromania.rules import Phase, forbidden_sides
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
@@ -33,3 +33,19 @@ def test_MM_R36_R37_remembered_gate_search_matches_a_fresh_search(n):
                 st = st.clone()
             st.apply_action(int(rng.choice(np.flatnonzero(st.legal_mask()))))
     assert checked > 150
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_MM_R53_chance_draws_match_the_default_sampler(n):
+    """``sample_chance`` (no arrays) draws what the default ``State.sample_chance`` draws from the
+    same generator, and leaves it in the same state."""
+    game = MetromaniaGame()
+    for seed in range(60):
+        st = game.new_initial_state(n)
+        r1, r2 = np.random.default_rng(seed), np.random.default_rng(seed)
+        while st.current_player() == CHANCE:
+            want = State.sample_chance(st, r1) if st.phase_id != Phase.DEAL else st.sample_chance(r1)
+            got = st.sample_chance(r2)
+            assert got == want
+            st.apply_action(got)
+        assert r1.random() == r2.random()
