@@ -11,7 +11,19 @@ import numpy as np
 
 from ..core.encoder import Encoder, Layout
 from .board import EMPTY, NUM_STACKS
-from .rules import A_CUBE, A_PLACE, HEXES, NUM_ACTIONS, PLACES, TAKEN, HarmoniesGame, HarmoniesState, Phase
+from .rules import (
+    A_CARD,
+    A_CUBE,
+    A_END,
+    A_PLACE,
+    HEXES,
+    NUM_ACTIONS,
+    PLACES,
+    TAKEN,
+    HarmoniesGame,
+    HarmoniesState,
+    Phase,
+)
 
 MAX_PLAYERS = 4
 SPACES = 5
@@ -31,36 +43,40 @@ def action_features(state: HarmoniesState, seat: int) -> np.ndarray:
     out = np.zeros(NUM_ACTIONS, np.float32)
     if state.current_player() != seat or state.phase_id != Phase.TURN:
         return out
-    m = state.legal_mask()
-    gains: dict[tuple[int, int], float] = {}
-    for t, c in enumerate(state.taken):
-        if c < 0:
-            continue
-        base = A_PLACE + HEXES * t
-        for hh in np.flatnonzero(m[base : base + HEXES]):
-            h = int(hh)
-            v = gains.get((c, h))
+    gains: dict[tuple[int, int], float] = {}  # (colour, hex) -> feature; two slots may hold one colour
+    cube_gains: dict[int, float] = {}  # card place -> feature
+    actions, values = [], []
+    for a in np.flatnonzero(state.legal_mask()).tolist():
+        if A_PLACE <= a < A_CARD:
+            t, h = divmod(a - A_PLACE, HEXES)
+            key = (state.taken[t], h)
+            v = gains.get(key)
             if v is None:
-                v = gains[(c, h)] = state.place_gain(seat, c, h) * FEATURE_SCALE
-            out[base + h] = v
-    for c in range(PLACES):
-        base = A_CUBE + HEXES * c
-        hexes = np.flatnonzero(m[base : base + HEXES])
-        if len(hexes):
-            out[base + hexes] = state.cube_gain(seat, c) * FEATURE_SCALE
+                v = gains[key] = state.place_gain(seat, key[0], h) * FEATURE_SCALE
+        elif A_CUBE <= a < A_END:
+            c = (a - A_CUBE) // HEXES
+            v = cube_gains.get(c)
+            if v is None:
+                v = cube_gains[c] = state.cube_gain(seat, c) * FEATURE_SCALE
+        else:
+            continue
+        actions.append(a)
+        values.append(v)
+    out[actions] = values
     return out
 
 
 class _SeatEntry:
     """One seat's board, card places and points blocks (``HarmoniesEncoder.encode``), with copies of
-    the board, cubes, places and completed cards they were written from; ``update`` compares those
-    by value (so nothing else has to report a change) and rewrites only the hexes that differ."""
+    what they were written from: the seat's stack and cube bitmasks (``state.sbits``, which follow
+    the board and cubes), board, places and completed cards. ``encode`` compares those by value (so
+    nothing else has to report a change); ``update`` rewrites only the hexes that differ."""
 
-    __slots__ = ("board", "cubes", "places", "completed", "board_block", "places_block", "parts", "gen", "places_gen")
+    __slots__ = ("sb", "board", "places", "completed", "board_block", "places_block", "parts", "gen", "places_gen")
 
     def __init__(self) -> None:
+        self.sb: list[int] = []
         self.board = [EMPTY] * HEXES
-        self.cubes = [0] * HEXES
         self.places: list | None = None
         self.completed: list[int] | None = None
         self.board_block = np.zeros(HEXES * HEX_FEATURES, np.float32)  # per hex: stack one-hot, cube
@@ -72,20 +88,27 @@ class _SeatEntry:
 
     def update(self, state: HarmoniesState, p: int) -> None:
         """Bring the blocks up to date with seat ``p`` of ``state`` (the caller found a difference)."""
-        board, cubes, places, completed = state.boards[p], state.cubes[p], state.places[p], state.completed[p]
+        sb, board, places, completed = state.sbits[p], state.boards[p], state.places[p], state.completed[p]
         self.gen += 1
         b = self.board_block
-        if self.board != board:
-            for h, (was, now) in enumerate(zip(self.board, board)):
-                if was != now:
-                    b[h * HEX_FEATURES + was] = 0
-                    b[h * HEX_FEATURES + now] = 1
+        if self.sb != sb:
+            was = self.sb or [0] * (NUM_STACKS + 1)
+            changed = 0  # hexes whose stack changed
+            for st in range(NUM_STACKS):
+                changed |= was[st] ^ sb[st]
+            while changed:
+                low = changed & -changed
+                changed ^= low
+                h = low.bit_length() - 1
+                b[h * HEX_FEATURES + self.board[h]] = 0
+                b[h * HEX_FEATURES + board[h]] = 1
+            changed = was[NUM_STACKS] ^ sb[NUM_STACKS]  # hexes whose cube changed
+            while changed:
+                low = changed & -changed
+                changed ^= low
+                b[(low.bit_length() - 1) * HEX_FEATURES + NUM_STACKS] = (sb[NUM_STACKS] & low) != 0
+            self.sb = sb[:]
             self.board = board[:]
-        if self.cubes != cubes:
-            for h, (was, now) in enumerate(zip(self.cubes, cubes)):
-                if was != now:
-                    b[h * HEX_FEATURES + NUM_STACKS] = now != 0
-            self.cubes = cubes[:]
         if self.places != places:
             pb = self.places_block
             pb[:] = 0
@@ -205,12 +228,7 @@ class HarmoniesEncoder(Encoder):
             e = entries[p]
             if e is None:
                 e = entries[p] = _SeatEntry()
-            if not (
-                e.board == state.boards[p]
-                and e.cubes == state.cubes[p]
-                and e.places == state.places[p]
-                and e.completed == state.completed[p]
-            ):
+            if not (e.sb == state.sbits[p] and e.places == state.places[p] and e.completed == state.completed[p]):
                 e.update(state, p)
             if shown[k] != e.gen:
                 if shown[k] < e.places_gen:

@@ -417,7 +417,7 @@ class HarmoniesState(State):
         self.solo_discards: list[int] = []  # display cards discarded in solo (HA-V3)
         self._mask = None
         self._cube_cache: list = [None] * n  # per seat: (stack bitmasks, places, the mask's PLACE_CUBE bits)
-        self._points_cache: list = [None] * n  # per seat: (stack bitmasks without cubes, board_points)
+        self._points_cache: list = [None] * n  # per seat: see _points_entry
 
     def clone(self) -> HarmoniesState:
         c = object.__new__(HarmoniesState)
@@ -596,15 +596,10 @@ class HarmoniesState(State):
                     bits |= 1 << (A_TAKE + s)
         else:
             pending = False
-            done: dict[int, int] = {}
             for t, c in enumerate(self.taken):  # HA-R4: any remaining token, any legal hex
-                if c < 0:
-                    continue
-                pending = True
-                hexes = done.get(c)
-                if hexes is None:
-                    hexes = done[c] = self.can_place(p, c, sbits)
-                bits |= hexes << (A_PLACE + HEXES * t)
+                if c >= 0:
+                    pending = True
+                    bits |= self.can_place(p, c, sbits) << (A_PLACE + HEXES * t)
             if not pending:
                 bits |= 1 << A_END  # HA-R3
         if not self.took_card and self.unfinished(p) < PLACES:  # HA-R13
@@ -707,7 +702,7 @@ class HarmoniesState(State):
         """After the refills: HA-R22 trigger, HA-R23 final round, next seat."""
         p, n = self.to_move, self.num_players
         self.turns[p] += 1
-        empty = sum(1 for h in range(self.game.size) if self.boards[p][h] == EMPTY)
+        empty = self.sbits[p][EMPTY].bit_count()  # empty spaces of the board side
         if sum(self.bag) < 3 or empty <= self.game.end_empty:
             self.end_triggered = True
         if self.end_triggered and p == (self.first - 1) % n:
@@ -832,16 +827,22 @@ class HarmoniesState(State):
     def board_points(self, seat: int) -> tuple[int, int, int, int, int]:
         """Trees, mountains, fields, buildings and water of ``seat`` (HA-R25..R29, HA-V1): what its
         stacks alone score; cached in ``_points_cache`` until they change (compared by value)."""
+        return self._points_entry(seat)[1]
+
+    def _points_entry(self, seat: int) -> tuple[list[int], tuple[int, int, int, int, int], dict[int, int]]:
+        """``_points_cache[seat]`` brought up to date: (the stack bitmasks it holds for, board_points,
+        {hex: local points of the hex and its neighbours}, filled in by ``place_gain``). An entry is
+        a pure function of the stacks, so clones may share it."""
         sb = self.sbits[seat]
         stacks = sb[:NUM_STACKS]  # not the cubes
         cached = self._points_cache[seat]
         if cached is not None and cached[0] == stacks:
-            return cached[1]
+            return cached
         g = self.game
         trees, mountains, buildings = g.local_points(sb, g.geo.all_bits)
         pts = (trees, mountains, g.fields_of(top_bits(sb, YELLOW)), buildings, g.water_of(top_bits(sb, BLUE)))
-        self._points_cache[seat] = (stacks, pts)
-        return pts
+        cached = self._points_cache[seat] = (stacks, pts, {})
+        return cached
 
     def place_gain(self, seat: int, colour: int, h: int) -> int:
         """Points ``seat`` gains now by placing a ``colour`` token on hex ``h`` (legal there),
@@ -851,15 +852,19 @@ class HarmoniesState(State):
         board = self.boards[seat]
         old, new = board[h], PLACE_ON[board[h]][colour]
         sb = self.sbits[seat]
+        _, now, local_now = self._points_entry(seat)  # the points before, cached while the stacks stay
+        region = g.around_bits[h]
+        before = local_now.get(h)
+        if before is None:
+            before = local_now[h] = sum(g.local_points(sb, region))
         nsb = sb[:]  # the stack bitmasks after the placement
         nsb[old] &= ~(1 << h)
         nsb[new] |= 1 << h
-        region = g.around_bits[h]
-        d = sum(g.local_points(nsb, region)) - sum(g.local_points(sb, region))
+        d = sum(g.local_points(nsb, region)) - before
         if colour == YELLOW:
-            d += g.fields_of(top_bits(nsb, YELLOW)) - g.fields_of(top_bits(sb, YELLOW))
+            d += g.fields_of(top_bits(nsb, YELLOW)) - now[2]
         elif colour == BLUE:
-            d += g.water_of(top_bits(nsb, BLUE)) - g.water_of(top_bits(sb, BLUE))
+            d += g.water_of(top_bits(nsb, BLUE)) - now[4]
         for cid in self.completed[seat]:
             if cid >= 33:
                 nb = board[:]
