@@ -660,8 +660,9 @@ class HarmoniesState(State):
             self.bag[a] -= 1
             space = self.central[self.filling[0]]
             space.append(a)  # HA-R33: kept in drawn order
-            if len(space) == 3:
-                self.filling.pop(0)
+            if len(space) < 3:
+                return  # the same space fills on: the next node is again a token draw
+            self.filling.pop(0)
         elif k == Kind.CARD:
             self.deck.remove(a)
             self.display[self.display.index(0)] = a  # lowest empty slot first
@@ -767,13 +768,11 @@ class HarmoniesState(State):
 
     def _settle(self) -> None:
         """HA-R12: when no unplaced taken token has a legal space, all of them are discarded."""
-        if not self.took:
+        p = self.to_move
+        if not self.took or self.sbits[p][EMPTY]:  # HA-R5: an empty space takes any token (never a cube)
             return
         left = [c for c in self.taken if c >= 0]
         if not left:
-            return
-        p = self.to_move
-        if EMPTY in self.boards[p][: self.game.size]:  # HA-R5: an empty space takes any token (never a cube)
             return
         sbits = self.stack_bits(p)
         if any(self.can_place(p, c, sbits) for c in set(left)):
