@@ -12,9 +12,7 @@ import numpy as np
 from ..core.encoder import Encoder, Layout
 from .board import EMPTY, NUM_STACKS
 from .rules import (
-    A_CARD,
     A_CUBE,
-    A_END,
     A_PLACE,
     HEXES,
     NUM_ACTIONS,
@@ -39,30 +37,28 @@ BAG_VALUES = np.arange(24, dtype=np.float32) / 23  # bag block: tokens left per 
 
 def action_features(state: HarmoniesState, seat: int) -> np.ndarray:
     """Per legal action, the points it gains for ``seat`` now (1-ply, x 0.1): PLACE by the rules'
-    ``place_gain``, PLACE_CUBE by ``cube_gain``; 0 for every other action and illegal actions."""
+    ``place_gain`` (asked once per colour for all its legal hexes, ``can_place``: ``place_gains``),
+    PLACE_CUBE by ``cube_gain``; 0 for every other action and illegal actions."""
     out = np.zeros(NUM_ACTIONS, np.float32)
     if state.current_player() != seat or state.phase_id != Phase.TURN:
         return out
-    gains: dict[tuple[int, int], float] = {}  # (colour, hex) -> feature; two slots may hold one colour
-    cube_gains: dict[int, float] = {}  # card place -> feature
-    actions, values = [], []
-    for a in np.flatnonzero(state.legal_mask()).tolist():
-        if A_PLACE <= a < A_CARD:
-            t, h = divmod(a - A_PLACE, HEXES)
-            key = (state.taken[t], h)
-            v = gains.get(key)
-            if v is None:
-                v = gains[key] = state.place_gain(seat, key[0], h) * FEATURE_SCALE
-        elif A_CUBE <= a < A_END:
-            c = (a - A_CUBE) // HEXES
-            v = cube_gains.get(c)
-            if v is None:
-                v = cube_gains[c] = state.cube_gain(seat, c) * FEATURE_SCALE
-        else:
+    gains: dict[int, dict[int, int]] = {}  # colour -> {hex: points}; two slots may hold one colour
+    for t, c in enumerate(state.taken):  # the legal PLACE hexes of slot t are can_place's (HA-R4)
+        if c < 0:
             continue
-        actions.append(a)
-        values.append(v)
-    out[actions] = values
+        g = gains.get(c)
+        if g is None:
+            g = gains[c] = state.place_gains(seat, c, state.can_place(seat, c))
+        if g:
+            base = A_PLACE + HEXES * t
+            out[[base + h for h in g]] = [v * FEATURE_SCALE for v in g.values()]
+    m = state.legal_mask()
+    for c, (card, left) in enumerate(state.places[seat]):
+        if card and left:
+            base = A_CUBE + HEXES * c
+            hexes = np.flatnonzero(m[base : base + HEXES])
+            if len(hexes):
+                out[base + hexes] = state.cube_gain(seat, c) * FEATURE_SCALE
     return out
 
 

@@ -228,7 +228,12 @@ class HarmoniesGame(Game):
             bits |= sb[st]
         bits &= region
         if bits:
-            tops = [top_bits(sb, c) for c in range(len(COLOURS))]
+            tops = []  # per colour, the hexes it tops (top_bits, inlined: the hot path of place_gains)
+            for stacks in TOP_STACKS:
+                t = 0
+                for st in stacks:
+                    t |= sb[st]
+                tops.append(t)
             while bits:
                 low = bits & -bits
                 bits ^= low
@@ -844,32 +849,42 @@ class HarmoniesState(State):
         return cached
 
     def place_gain(self, seat: int, colour: int, h: int) -> int:
-        """Points ``seat`` gains now by placing a ``colour`` token on hex ``h`` (legal there),
-        recomputing only what the token can change (its hex and neighbours; fields for yellow,
-        water for blue; completed spirits)."""
+        """Points ``seat`` gains now by placing a ``colour`` token on hex ``h`` (legal there)."""
+        return self.place_gains(seat, colour, 1 << h)[h]
+
+    def place_gains(self, seat: int, colour: int, hexes: int) -> dict[int, int]:
+        """:meth:`place_gain` for every hex of the bitmask ``hexes``, recomputing only what the
+        token can change (its hex and neighbours; fields for yellow, water for blue; completed
+        spirits)."""
         g = self.game
         board = self.boards[seat]
-        old, new = board[h], PLACE_ON[board[h]][colour]
         sb = self.sbits[seat]
         _, now, local_now = self._points_entry(seat)  # the points before, cached while the stacks stay
-        region = g.around_bits[h]
-        before = local_now.get(h)
-        if before is None:
-            before = local_now[h] = sum(g.local_points(sb, region))
-        nsb = sb[:]  # the stack bitmasks after the placement
-        nsb[old] &= ~(1 << h)
-        nsb[new] |= 1 << h
-        d = sum(g.local_points(nsb, region)) - before
-        if colour == YELLOW:
-            d += g.fields_of(top_bits(nsb, YELLOW)) - now[2]
-        elif colour == BLUE:
-            d += g.water_of(top_bits(nsb, BLUE)) - now[4]
-        for cid in self.completed[seat]:
-            if cid >= 33:
+        spirits = [cid for cid in self.completed[seat] if cid >= 33]
+        out = {}
+        while hexes:
+            bit = hexes & -hexes
+            hexes ^= bit
+            h = bit.bit_length() - 1
+            old, new = board[h], PLACE_ON[board[h]][colour]
+            region = g.around_bits[h]
+            before = local_now.get(h)
+            if before is None:
+                before = local_now[h] = sum(g.local_points(sb, region))
+            nsb = sb[:]  # the stack bitmasks after the placement
+            nsb[old] &= ~bit
+            nsb[new] |= bit
+            d = sum(g.local_points(nsb, region)) - before
+            if colour == YELLOW:
+                d += g.fields_of(top_bits(nsb, YELLOW)) - now[2]
+            elif colour == BLUE:
+                d += g.water_of(top_bits(nsb, BLUE)) - now[4]
+            for cid in spirits:
                 nb = board[:]
                 nb[h] = new
                 d += g.spirit_points(nb, cid) - g.spirit_points(board, cid)
-        return d
+            out[h] = d
+        return out
 
     def cube_gain(self, seat: int, c: int) -> int:
         """Points ``seat`` gains now by placing the next cube of card place ``c``."""
