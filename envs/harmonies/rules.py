@@ -26,7 +26,9 @@ Version history:
     v0: first release.
     0.1.0 dev: faster (behaviour and observations unchanged; golden identical): per-seat stack
         bitmasks kept with the boards (``sbits``), the legal mask built as an int, bitmask scoring in
-        ``local_points``; the encoder writes only the blocks that changed into a cached array.
+        ``local_points``, board points and the PLACE_CUBE mask bits cached per seat until its stacks
+        change, cube targets memoised, ``place_gains`` for many hexes at once; the encoder writes
+        only the blocks that changed into a cached array per seat.
 """
 
 from __future__ import annotations
