@@ -11,6 +11,10 @@ actions), which a policy may add to its logits.
 
 from __future__ import annotations
 
+from itertools import compress
+from operator import ne
+from typing import Any
+
 import numpy as np
 
 from ..core.encoder import Encoder, Layout
@@ -39,20 +43,27 @@ QUARTERS = np.arange(256, dtype=np.float32) * np.float32(0.25)  # copies (< 256)
 SHOWING = frozenset((Phase.DRAW, Phase.PICK, Phase.RECRUIT))
 
 
-class Marks:
-    """The inputs of one seat's per-step entries, as last written into its cached observation
-    (copies: the state changes them in place)."""
+BLANK_DISPLAY = [-1] * DISPLAY
 
-    __slots__ = ("at", "step", "display", "deck", "sizes", "turn", "features")
 
-    def __init__(self, at, step, display, deck, sizes, turn, features) -> None:  # type: ignore[no-untyped-def]
-        self.at: tuple[int, float] = at  # (index, value) of the phase entry (-1: none yet)
-        self.step: tuple[int, int, bool] | None = step  # (option, picks left, redraw used) in my deck phase
-        self.display: list[int] = display  # my display while it shows, else all -1
-        self.deck: list[int] = deck  # my deck's pool types
-        self.sizes: list[int] = sizes  # pile sizes A/B/C then discard sizes A/B/C
-        self.turn: tuple[int, int] = turn  # (first seat, deck phases done) this round; (0, 0) outside
-        self.features: np.ndarray | None = features  # action features (seat to move, option on)
+class SeatView:
+    """One seat's cached observation and what its per-step entries were last written from (copies:
+    the state changes its lists in place). A fresh one stands for a zero vector."""
+
+    __slots__ = ("key", "o", "mv", "at", "step", "display", "deck", "pile", "discard", "turn", "features")
+
+    def __init__(self, size: int) -> None:
+        self.key: tuple = ()  # the public events the public blocks were written for
+        self.o = np.zeros(size, np.float32)
+        self.mv: Any = self.o.data  # single float32 stores through a memoryview: cheaper than numpy's
+        self.at = (-1, 0.0)  # (index, value) of the phase entry (-1: none)
+        self.step: tuple[int, int, bool] | None = None  # (option, picks left, redraw used) in my deck phase
+        self.display = BLANK_DISPLAY  # my display while it shows, else all -1
+        self.deck: list[int] = []  # my deck ([]: not written)
+        self.pile = [0] * 4  # pile sizes per level (the rules' pile_size)
+        self.discard = [0] * 4  # discard sizes per level
+        self.turn = (0, 0)  # (first seat, deck phases done) this round; (0, 0) outside the deck phase
+        self.features = False  # action features written
 
 
 class ChallengersEncoder(Encoder):
@@ -79,21 +90,19 @@ class ChallengersEncoder(Encoder):
         )  # me first, the bot last (see encode)
         self.piles = L.block("piles", 6)  # pile and discard sizes A/B/C (share of the level)
         self.sets = L.block("sets_in_play", g.num_sets)
-        self.level_scale = [1.0 / g.level_total[lv] for lv in (LV_A, LV_B, LV_C)] * 2
+        self.level_scale = [1.0 / g.level_total[lv] for lv in (LV_A, LV_B, LV_C)]
         self.action_features = None
         if g.options["action_features"]:
             self.action_features = "action_features"
             self.features = L.block("action_features", g.num_actions, -np.inf, np.inf)
-        self.blank = Marks((-1, 0.0), None, [-1] * DISPLAY, [0] * T, [0] * 6, (0, 0), None)
 
     def encode(self, state: ChallengersState, seat: int) -> np.ndarray:
-        """Incremental: the state keeps per seat (``encoder_cache``) the seat's last observation and
-        the inputs of its per-step entries (``Marks``). The public blocks, which change only at public
-        events (decks made public, trophies, tokens, the round), are rewritten by ``_write_public``
-        when the key of those events changes; the per-step entries (phase, own step, display, own
-        deck, piles, turn marks, action features) are rewritten by ``_write`` where their inputs
-        changed: a few numpy writes instead of whole blocks. ``encode_full`` is the plain reference
-        (the tests compare the two)."""
+        """Incremental: the state keeps per seat (``encoder_cache``) a ``SeatView``, the seat's last
+        observation. The public blocks, which change only at public events (decks made public,
+        trophies, tokens, the round), are rewritten by ``_write_public`` when the key of those events
+        changes; the per-step entries (phase, own step, display, own deck, piles, turn marks, action
+        features) are rewritten by ``_update`` where their inputs changed: a few stores instead of
+        whole blocks. ``encode_full`` is the plain reference (the tests compare the two)."""
         ph = state.phase_id
         key = (
             state.round,
@@ -108,29 +117,26 @@ class ChallengersEncoder(Encoder):
         cache = state.encoder_cache
         if cache is None:
             cache = state.encoder_cache = {}
-        ent = cache.get(seat)
-        if ent is None:
-            o = np.zeros(self.size, np.float32)
-            self._write_public(o, state, seat)
-            old = self.blank
-        else:
-            o, old = ent[1], ent[2]
-            if ent[0] != key:
-                self._write_public(o, state, seat)
-        marks = self._marks(state, seat)
-        self._write(o, state, seat, old, marks)
-        cache[seat] = (key, o, marks)
-        return o.copy()
+        view = cache.get(seat)
+        if view is None:
+            view = cache[seat] = SeatView(self.size)
+        if view.key != key:
+            self._write_public(view.o, state, seat)
+            view.key = key
+        self._update(view, state, seat)
+        return view.o.copy()
 
     def encode_full(self, state: ChallengersState, seat: int) -> np.ndarray:
         """The plain reference encoder: every block from the state, on a zero vector."""
-        o = np.zeros(self.size, np.float32)
-        self._write_public(o, state, seat)
-        self._write(o, state, seat, self.blank, self._marks(state, seat))
-        return o
+        view = SeatView(self.size)
+        self._write_public(view.o, state, seat)
+        self._update(view, state, seat)
+        return view.o
 
-    def _marks(self, state: ChallengersState, seat: int) -> Marks:
-        """The inputs of ``seat``'s per-step entries, copied from the state."""
+    def _update(self, view: SeatView, state: ChallengersState, seat: int) -> None:
+        """Rewrite the per-step entries of ``view`` for the state, only where their inputs changed."""
+        mv = view.mv
+        T = self.T
         ph = state.phase_id
         me_deciding = state.current_player() == seat
         if me_deciding or ph == P_END:
@@ -139,75 +145,76 @@ class ChallengersEncoder(Encoder):
             at = (self.phase + P_DRAW, 0.5)  # another seat's deck phase: "waiting"
         else:
             at = (self.phase + ph, 1.0)  # chance steps of the match phase are public
+        if at != view.at:
+            if view.at[0] >= 0:
+                mv[view.at[0]] = 0.0
+            mv[at[0]] = at[1]
+            view.at = at
         deckish = ph in DECKISH
         own = deckish and state.seat == seat
-        return Marks(
-            at,
-            (state.option, state.picks, state.redraw) if own else None,
-            state.display[:] if own and ph in SHOWING else self.blank.display,
-            state.decks[seat][: self.T],
-            state.pile_size[LV_A : LV_C + 1] + state.discard_size[LV_A : LV_C + 1],
-            ((state.round - 1) % state.num_players, state.turn) if deckish else (0, 0),  # public: the turn
-            action_features(state, seat) if self.action_features is not None and me_deciding else None,
-        )
-
-    def _write(self, o: np.ndarray, state: ChallengersState, seat: int, old: Marks, new: Marks) -> None:
-        """Rewrite the per-step entries of ``o`` (written for ``old``) for ``new``, only what changed;
-        from ``self.blank`` on a zero vector this writes them all."""
-        T = self.T
-        if old.at != new.at:
-            if old.at[0] >= 0:
-                o[old.at[0]] = 0.0
-            o[new.at[0]] = new.at[1]
-        if old.step != new.step:
-            o[self.step : self.step + 4] = 0.0
-            if new.step is not None:
-                option, picks, redraw = new.step
-                if option >= 0:
-                    o[self.step + option] = 1
-                o[self.step + 2] = picks * 0.5
-                o[self.step + 3] = float(redraw)
-        if old.display != new.display:
-            for i, (a, b) in enumerate(zip(old.display, new.display)):
-                if a != b:
-                    if a >= 0:
-                        o[self.display + i * T + a] = 0.0
-                    if b >= 0:
-                        o[self.display + i * T + b] = 1
-        if old.deck != new.deck:
-            for t, (a, b) in enumerate(zip(old.deck, new.deck)):
-                if a != b:
-                    o[self.my_deck + t] = b * 0.25
-        if old.sizes != new.sizes:  # pile and discard sizes, as a share of the level
-            for i, (a, b) in enumerate(zip(old.sizes, new.sizes)):
-                if a != b:
-                    o[self.piles + i] = b * self.level_scale[i]
-        if old.turn != new.turn:  # who has had their deck phase this round, seat-relative
+        step = (state.option, state.picks, state.redraw) if own else None
+        if step != view.step:
+            option, picks, redraw = (-1, 0, False) if step is None else step
+            mv[self.step] = float(option == 0)
+            mv[self.step + 1] = float(option == 1)
+            mv[self.step + 2] = picks * 0.5
+            mv[self.step + 3] = float(redraw)
+            view.step = step
+        display = state.display if own and ph in SHOWING else BLANK_DISPLAY
+        if display != view.display:
+            for i, (was, t) in enumerate(zip(view.display, display)):
+                if was != t:
+                    if was >= 0:
+                        mv[self.display + i * T + was] = 0.0
+                    if t >= 0:
+                        mv[self.display + i * T + t] = 1
+            view.display = display[:]
+        deck = state.decks[seat]
+        if deck != view.deck:
+            if view.deck:  # the types whose count changed (found by C-level iteration)
+                for t in compress(range(T), map(ne, view.deck, deck)):
+                    mv[self.my_deck + t] = deck[t] * 0.25
+            else:  # counts < 256: x0.25 by table, exact in float32
+                view.o[self.my_deck : self.my_deck + T] = QUARTERS[np.frombuffer(bytes(deck[:T]), np.uint8)]
+            view.deck = deck[:]
+        pile, discard = state.pile_size, state.discard_size
+        if pile != view.pile or discard != view.discard:  # sizes as a share of the level
+            for i, lv in enumerate((LV_A, LV_B, LV_C)):
+                if pile[lv] != view.pile[lv]:
+                    mv[self.piles + i] = pile[lv] * self.level_scale[i]
+                if discard[lv] != view.discard[lv]:
+                    mv[self.piles + 3 + i] = discard[lv] * self.level_scale[i]
+            view.pile, view.discard = pile[:], discard[:]
+        turn = ((state.round - 1) % state.num_players, state.turn) if deckish else (0, 0)  # public: the turn
+        if turn != view.turn:  # who has had their deck phase this round, seat-relative
             n = state.num_players
-            (was_first, was_done), (first, done) = old.turn, new.turn
+            (was_first, was_done), (first, done) = view.turn, turn
             for k in range(n):
                 mark = (seat + k - first) % n < done
                 if mark != ((seat + k - was_first) % n < was_done):
-                    o[self.seats + k * self.per + 8] = float(mark)
-        if old.features is not None or new.features is not None:
+                    mv[self.seats + k * self.per + 8] = float(mark)
+            view.turn = turn
+        if self.action_features is not None and (me_deciding or view.features):
             f = self.features
-            o[f : f + self.game.num_actions] = 0.0 if new.features is None else new.features
+            view.o[f : f + self.game.num_actions] = action_features(state, seat) if me_deciding else 0.0
+            view.features = me_deciding
 
     def _write_public(self, o: np.ndarray, state: ChallengersState, seat: int) -> None:
         """(Re)write every block but the per-step entries: round, players, draft options, public
         decks, the bot, the seats, the sets in play. Numbers are computed as Python floats and rounded
-        to float32 on the write; long blocks go in as one slice."""
+        to float32 on the write; long blocks go in as one slice, single entries through a memoryview."""
         g = self.game
+        mv: Any = o.data  # a memoryview of the float32 buffer
         T = self.T
         n = state.num_players
         o[self.rnd : self.rnd + FINAL_ROUND] = 0.0
-        o[self.rnd + state.round - 1] = 1
-        o[self.players + n - 1] = 1
+        mv[self.rnd + state.round - 1] = 1
+        mv[self.players + n - 1] = 1
         o[self.options : self.options + 8] = 0.0
         if state.round <= ROUNDS:
             for i, (lv, k) in enumerate(g.draft_options(state.round)):
-                o[self.options + 4 * i + lv - 1] = 1
-                o[self.options + 4 * i + 3] = k * 0.5
+                mv[self.options + 4 * i + lv - 1] = 1
+                mv[self.options + 4 * i + 3] = k * 0.5
         # the public decks, me first (counts < 256: x0.25 by table, exact in float32)
         pub: list[int] = []
         for k in range(n):
@@ -248,7 +255,7 @@ class ChallengersEncoder(Encoder):
             else:
                 continue
             b = self.seats + k * self.per
-            o[b : b + 8] = [
+            vals = (
                 1.0,
                 state.tokens[q] * 0.1,
                 removed / ROUNDS if k == SEATS and n > 1 else cnt[q] / ROUNDS,
@@ -257,10 +264,12 @@ class ChallengersEncoder(Encoder):
                 fans[q] * 0.02 if visible or q == seat else 0.0,
                 float(q == opp),
                 float(q in fin),
-            ]  # entry 8 (deck phase done this round) is a per-step entry (_write)
-            o[b + 9] = sum(state.public[q]) * 0.05 if q < n else sum(state.decks[q]) * 0.05
+            )  # entry 8 (deck phase done this round) is a per-step entry (_write)
+            for j in range(8):
+                mv[b + j] = vals[j]
+            mv[b + 9] = sum(state.public[q]) * 0.05 if q < n else sum(state.decks[q]) * 0.05
         for i, on in enumerate(state.in_play):
-            o[self.sets + i] = float(on)
+            mv[self.sets + i] = float(on)
 
 
 def action_features(state: ChallengersState, seat: int) -> np.ndarray:

@@ -39,14 +39,18 @@ Version history:
         into float32 (behaviour and observations unchanged; golden identical). Pile and discard sizes
         per level are kept by the rules as cards move (``pile_size``, ``discard_size``; recounted on
         load and resample, checked by the invariants); the encoder rewrites the public blocks in place
-        at public events and diffs the per-step entries against what it last wrote.
+        at public events and diffs the per-step entries against what it last wrote (single entries
+        through a memoryview); chance draws by bisection on running totals; the legal mask built
+        as bytes.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable
 from enum import IntEnum
 from functools import cache
+from itertools import accumulate
 from operator import itemgetter
 from typing import Any, ClassVar
 
@@ -126,6 +130,7 @@ class Phase(IntEnum):
     P_END,
 ) = tuple(Phase)
 DECISIONS = frozenset((P_CHOOSE, P_PICK, P_REMOVE, P_FINAL_REMOVE))
+NONZERO = bytes([0] + [1] * 255)  # bytes.translate table: a count byte -> 1 if any
 # event codes of the match log (render only)
 EV_REVEAL, EV_CAPTURE, EV_LOSE_DECK, EV_LOSE_BENCH, EV_START = range(5)
 
@@ -553,24 +558,15 @@ class ChallengersState(State):
 
     def sample_chance(self, rng: np.random.Generator) -> int:
         ph = self.phase_id
+        # a card with probability copies / total: the first type whose running total passes
+        # k = int(u * total) (a bisection on the running totals)
         if ph == P_REVEAL:
-            u = self.undrawn[self._reveal_side()]
-            k = int(rng.random() * sum(u))
-            for t, c in enumerate(u):
-                k -= c
-                if k < 0:
-                    return t
-            return max(t for t, c in enumerate(u) if c)
+            cum = list(accumulate(self.undrawn[self._reveal_side()]))
+            return bisect_right(cum, int(rng.random() * cum[-1]))
         if ph in (P_DRAW, P_RECRUIT, P_BOT_SETUP):
-            p = self.pile
             lv = self._draw_level()
-            ts = self.game.level_types[lv]
-            k = int(rng.random() * self.pile_size[lv])
-            for t in ts:
-                k -= p[t]
-                if k < 0:
-                    return t
-            return max(t for t in ts if p[t])
+            cum = list(accumulate(self.game.level_get[lv](self.pile)))
+            return self.game.level_types[lv][bisect_right(cum, int(rng.random() * cum[-1]))]
         outs = self.chance_outcomes()
         return outs[int(rng.random() * len(outs)) % len(outs)][0]
 
@@ -581,11 +577,13 @@ class ChallengersState(State):
 
     # ------------------------------------------------------------------ decisions
     def _legal_mask(self) -> np.ndarray:
+        """Built as bytes (cheap single-byte stores), handed out as an int8 array over them."""
         g = self.game
-        m = np.zeros(g.num_actions, dtype=np.int8)
+        m = bytearray(g.num_actions)
         ph = self.phase_id
         if ph == P_CHOOSE:
-            m[A_CHOOSE : A_CHOOSE + len(g.draft_options(self.round))] = 1
+            for i in range(len(g.draft_options(self.round))):
+                m[A_CHOOSE + i] = 1
         elif ph == P_PICK:
             if self.picks > 0:
                 for i, t in enumerate(self.display):
@@ -598,10 +596,10 @@ class ChallengersState(State):
             m[A_STOP] = 1
         else:  # REMOVE / FINAL_REMOVE (CH-R8, CH-R31): keep at least 1 card
             deck = self.decks[self.seat]
-            if sum(deck) > 1:  # counts are < 256 (schema): one vectorised test
-                m[A_REMOVE : g.a_done] = np.frombuffer(bytes(deck[: g.num_types]), np.uint8) != 0
+            if sum(deck) > 1:  # counts are < 256 (schema): one byte each, mapped to 0/1
+                m[A_REMOVE : g.a_done] = bytes(deck[: g.num_types]).translate(NONZERO)
             m[g.a_done] = 1
-        return m
+        return np.frombuffer(m, np.int8)
 
     def _apply(self, a: Any) -> None:
         ph = self.phase_id
