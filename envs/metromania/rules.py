@@ -19,10 +19,13 @@ skipped when no EXTEND is legal), MARKER, END_STATION; END.
 
 Version history:
     v0: first release.
-    0.1.0 dev: faster observation (the encoder's per-seat planes are an incremental cache, brought
-        up to date from what the lines gained; rules keep each line's edges) and faster MM-R36/R37
-        checks (a gate search's answer is remembered per line and reused while it still holds)
-        (behaviour and observations unchanged; golden identical).
+    0.1.0 dev: faster (behaviour and observations unchanged; golden identical): the encoder's
+        per-seat planes are an incremental cache brought up to date from what the lines gained
+        (rules keep each line's edges); MM-R36/R37 gate searches are remembered per line and
+        reused while their path (or their "no") still holds, and the MM-R38 check settles on
+        those before searching; EXTEND masks from a precomputed step table, the Dig's computed
+        once per step; chance draws without arrays (the same draws); one trip network for the
+        seven test trips; markers in hand remembered.
 """
 
 from __future__ import annotations
@@ -408,7 +411,9 @@ class MetromaniaState(State):
         self._final: tuple | None = None
         self._dig_mask: np.ndarray | None = None  # in DIG: the mask, set by _continue_dig (never changed in place)
         self._gate_dist: dict[tuple[int, tuple[int, ...]], list[int]] = {}  # _gate_search, per free gates
-        self._reach: dict[tuple[int, tuple[int, ...]], tuple[int, int, int, list[int]]] = {}  # _some_gate_reachable
+        self._reach: dict[tuple[int, tuple[int, ...]], tuple] = {}  # _reach_known
+        self._hands: dict[tuple[int, int, int], tuple[int, ...]] = {}  # _hand
+        self.placed = [t for ts in self.tris for t in ts]  # tunnels on the board, in the order placed (since loading)
 
     def clone(self) -> MetromaniaState:
         s = MetromaniaState.__new__(MetromaniaState)
@@ -431,6 +436,8 @@ class MetromaniaState(State):
         s.has_station = set(self.has_station)
         s.white_used, s.black_used = set(self.white_used), set(self.black_used)
         s._reach = dict(self._reach)  # entries are never changed in place
+        s.placed = list(self.placed)
+        s._hands = dict(self._hands)
         s._gate_dist = dict(self._gate_dist)
         s.encoder_cache = None
         return s
@@ -461,16 +468,26 @@ class MetromaniaState(State):
 
     def hand(self, seat: int) -> list[int]:
         """The markers ``seat`` still holds (in marker order)."""
-        return [m for m, (own, t) in enumerate(zip(self.owner, self.marker_tri)) if own == seat and t < 0]
+        return list(self._hand(seat))
+
+    def _hand(self, seat: int) -> tuple[int, ...]:
+        """``hand``, remembered per (seat, deal, markers placed): markers only leave hands."""
+        key = (seat, self.deal, len(self.tri_marker))
+        h = self._hands.get(key)
+        if h is None:
+            h = self._hands[key] = tuple(
+                m for m, (own, t) in enumerate(zip(self.owner, self.marker_tri)) if own == seat and t < 0
+            )
+        return h
 
     def start_side(self, li: int) -> int:
         return self.game.geo.white_side[self.start_gate[li]]
 
     def qualifying_markers(self, seat: int, t: int) -> list[int]:
         """Markers ``seat`` may put on destination triangle t (MM-R23, MM-R24)."""
-        return self._qualifying(self.hand(seat), t)
+        return self._qualifying(self._hand(seat), t)
 
-    def _qualifying(self, hand: list[int], t: int) -> list[int]:
+    def _qualifying(self, hand: tuple[int, ...], t: int) -> list[int]:
         """The markers of ``hand`` (a seat's markers in hand) that may go on destination t (MM-R23, MM-R24)."""
         kind = self.kinds[t]
         touch = self.game.geo.tri_touch[t]
@@ -502,6 +519,11 @@ class MetromaniaState(State):
             if self.covered or not self.qualifying_markers(li // 2, t):
                 return False
         return True
+
+    def _may_cover(self, seat: int, t: int) -> bool:
+        """A tunnel of ``seat`` on the free, non-blank triangle t: no lake or park (MM-R17), one
+        destination per action (MM-R25), a marker for it (MM-R23)."""
+        return self.kinds[t] < LAKE and not self.covered and bool(self.qualifying_markers(seat, t))
 
     def _can_dig(self, seat: int) -> bool:
         return self._extend_mask(np.zeros(NUM_ACTIONS, dtype=np.int8), seat)
@@ -589,23 +611,37 @@ class MetromaniaState(State):
         if known is not None:
             return known
         gate, path = self._gate_search(li, avoid_sides)
-        self._reach[(li, avoid_sides)] = (len(self.verts[li]), len(self.has_station), gate, path)
+        g = self.game.geo
+        beside = frozenset(t for k in path for t in (g.tri_left[k], g.tri_right[k]) if t >= 0)
+        memo = (len(self.verts[li]), len(self.has_station), gate, path, beside, len(self.placed))
+        self._reach[(li, avoid_sides)] = memo
         return gate >= 0
 
     def _reach_known(self, li: int, avoid_sides: tuple[int, ...]) -> bool | None:
         """The remembered answer of ``_some_gate_reachable`` where it still holds, else None.
 
         Remembered per (line, sides) in ``self._reach`` as (line length, stations on the board,
-        gate vertex or -1, the path's steps). While the line keeps its length (its vertices and
-        tunnel budget), play elsewhere only takes triangles and gates and adds stations (which only
-        allow more sharp turns): so a "no" holds until a station is added, and a "yes" holds while
-        its path's edges still have a free triangle and its gate is free."""
-        memo = self._reach.get((li, avoid_sides))
+        gate vertex or -1, the path's steps, the triangles beside them, tunnels placed when the
+        path was last found open). While the line keeps its length (its vertices and tunnel
+        budget), play elsewhere only takes triangles and gates and adds stations (which only allow
+        more sharp turns): so a "no" holds until a station is added, and a "yes" holds while its
+        gate is free and its path's edges still have a free triangle (looked at again only when
+        a tunnel placed since went beside the path: ``self.placed``)."""
+        key = (li, avoid_sides)
+        memo = self._reach.get(key)
         if memo is None or memo[0] != len(self.verts[li]):
             return None
-        if memo[2] < 0:
-            return False if memo[1] == len(self.has_station) else None
-        return True if self._path_free(memo[2], memo[3]) else None
+        length, stations, gate, path, beside, seen = memo
+        if gate < 0:
+            return False if stations == len(self.has_station) else None
+        if self.game.geo.black_at[gate] in self.black_used:
+            return None
+        placed = self.placed
+        if seen < len(placed):
+            if not beside.isdisjoint(placed[seen:]) and not self._path_free(gate, path):
+                return None
+            self._reach[key] = (length, stations, gate, path, beside, len(placed))
+        return True
 
     def _path_free(self, gate: int, path: list[int]) -> bool:
         """Whether a path found by ``_gate_search`` is still open: its gate vertex is a free black
@@ -697,8 +733,8 @@ class MetromaniaState(State):
         out: set[int] = set()
         for li in (2 * seat, 2 * seat + 1):
             if self.start_gate[li] >= 0 and self.end_gate[li] < 0:
-                out.update(v for v in self.verts[li][1:] if v not in self.has_station)
-        return sorted(out)
+                out.update(self.verts[li][1:])
+        return sorted(out - self.has_station)
 
     def end_station_vertices(self, li: int) -> list[int]:
         """MM-R35: any station-free vertex of the line just ended."""
@@ -799,7 +835,7 @@ class MetromaniaState(State):
         """Set the EXTEND entries of the mask: ``tunnel_legal`` for every (line, direction, side),
         with the line-level checks done once per line and the geometric ones (board edge, MM-R19's
         turns) read from ``extend_steps``. Returns whether any is legal."""
-        kinds, occ, own_markers = self.kinds, self.tri_line, None
+        kinds, occ = self.kinds, self.tri_line
         sd = self.game.step_dir
         tunnels = self.game.tunnels
         steps = extend_steps()
@@ -818,18 +854,12 @@ class MetromaniaState(State):
             for off, w, t0, t1 in steps[(h * 7 + a + 1) * 2 + (h in self.has_station)]:
                 if w in own:  # MM-R18
                     continue
-                for s, t in ((0, t0), (1, t1)):
-                    if t < 0 or occ[t] >= 0:  # MM-R17, MM-R22
-                        continue
-                    kind = kinds[t]
-                    if kind:
-                        if kind >= LAKE or self.covered:  # MM-R17, MM-R25
-                            continue
-                        if own_markers is None:
-                            own_markers = self.hand(p)
-                        if not self._qualifying(own_markers, t):  # MM-R23
-                            continue
-                    out[base + off + s] = 1
+                # side 0 (left), side 1 (right): a free triangle (MM-R17, MM-R22), blank or a destination
+                if t0 >= 0 and occ[t0] < 0 and (kinds[t0] == 0 or self._may_cover(p, t0)):
+                    out[base + off] = 1
+                    found = True
+                if t1 >= 0 and occ[t1] < 0 and (kinds[t1] == 0 or self._may_cover(p, t1)):
+                    out[base + off + 1] = 1
                     found = True
         return found
 
@@ -911,6 +941,7 @@ class MetromaniaState(State):
         self.tri_line[t] = li
         self.edge_lines.setdefault(g.edge[k], []).append(li)
         self.line_edges[li].append(g.edge[k])
+        self.placed.append(t)
         self.vert_lines.setdefault(w, []).append(li)
         self.dig_left -= 1
         if self.kinds[t]:  # MM-R52 step 2 (MM-R23, MM-R26)
@@ -972,12 +1003,14 @@ class MetromaniaState(State):
     def triggered(self) -> bool:
         """MM-R38 end triggers."""
         n = self.num_players
-        if any(self.end_gate[2 * p] >= 0 and self.end_gate[2 * p + 1] >= 0 for p in range(n)):
-            return True
+        eg = self.end_gate
+        for p in range(n):
+            if eg[2 * p] >= 0 and eg[2 * p + 1] >= 0:
+                return True
         if self.supply <= 0:
             return True
         need = self.game.trigger_lines[n]
-        done = sum(1 for li in range(2 * n) if self.end_gate[li] >= 0)
+        done = 2 * n - eg.count(-1)  # finished lines
         if done >= need:
             return True
         # MM-R37 for the unfinished lines: first the answers known without a new gate search
