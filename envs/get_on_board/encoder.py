@@ -4,7 +4,7 @@ Seat-relative: slots ``p0..p{P-1}`` are seats relative to the observer (``p0`` =
 clockwise); slots beyond the player count stay 0. The layout is declared once in ``build``;
 every offset used below comes from it.
 
-Speed: every seat's view is kept in one buffer on the state (attribute ``_gob_obs``, read and
+Speed: every seat's view is kept in one buffer on the state (``State.encoder_cache``, read and
 written only here) and brought up to date lazily from the rules' fields, once for all seats:
 routes and road markers follow the marker log (the new tail is written), sheet fields, sheet
 types, personal objectives, own tickets and the round-level blocks are rewritten when they differ
@@ -87,6 +87,7 @@ class _Views:
         "stype",
         "personal",
         "own",
+        "owned",
         "ph",
         "rnd",
         "nused",
@@ -106,6 +107,7 @@ class _Views:
         self.stype = [0] * n  # sheet type written (0 = none)
         self.personal = [-1] * n  # personal objective written in the seat's own row
         self.own: list[tuple] = [((), -1)] * n  # departure tickets and choice written in the seat's own row
+        self.owned = False  # own tickets and choices final (written after the departure phase)
         self.ph = -1  # phase when the round-level blocks were last checked (with nused: the round)
         self.rnd = -1  # 0 once the round block is written (-1: still blank)
         self.nused = -1  # round counter written
@@ -184,6 +186,7 @@ class GetOnBoardEncoder(Encoder):
         self.template[self.map_nodes : self.map_nodes + N * NODE_FEATS] = self._static_nodes().ravel()
         self.template[self.map_black : self.map_black + R] = m.black
         self._offsets: dict[int, tuple] = {}  # player count -> flat offsets (see offsets())
+        self._tcells: dict[tuple, tuple[int, ...]] = {}  # (sheet types, ticket) -> _ticket_cells
         self._step: dict[tuple[int, ...], np.ndarray] = {}  # encode's step key -> the step.* blocks
 
     def _static_nodes(self) -> np.ndarray:
@@ -227,11 +230,11 @@ class GetOnBoardEncoder(Encoder):
     # ------------------------------------------------------------ encoding
     def encode(self, state: GetOnBoardState, seat: int) -> np.ndarray:
         n = state.num_players
-        v = state.__dict__.get("_gob_obs")
+        v = state.encoder_cache
         if v is None:
-            v = state.__dict__["_gob_obs"] = _Views(self.template, n, self.offsets(n))
+            v = state.encoder_cache = _Views(self.template, n, self.offsets(n))
         if not self._update(state, v):  # the state went back (not by play): start again
-            v = state.__dict__["_gob_obs"] = _Views(self.template, n, self.offsets(n))
+            v = state.encoder_cache = _Views(self.template, n, self.offsets(n))
             self._update(state, v)
         out = v.buf[seat].copy()
         ph, cur = state.ph, state.cur
@@ -326,7 +329,7 @@ class GetOnBoardEncoder(Encoder):
         (setup), the round block, the inspector, claimed objectives and the own tickets."""
         n = st.num_players
         fl = v.fl
-        shape_o, rows = v.offs[6], v.offs[7]
+        rows = v.offs[7]
         ph = st.ph
         used = st.used
         v.ph = ph
@@ -356,12 +359,8 @@ class GetOnBoardEncoder(Encoder):
             if t != v.ticket:
                 for tt, on in ((v.ticket, 0.0), (t, 1.0)):
                     if tt:
-                        for b in rows:
-                            fl[b + self.ticket + tt - 1] = on
-                        for p in range(n):
-                            i = self.shape_idx[v.stype[p]][tt]
-                            for b in shape_o[p]:
-                                fl[b + i] = on
+                        for b in self._ticket_cells(v, tt):
+                            fl[b] = on
                 v.ticket = t
             if st.inspector != v.inspector:
                 for r, b in enumerate(rows):
@@ -374,12 +373,27 @@ class GetOnBoardEncoder(Encoder):
                     for b in rows:
                         fl[b + self.claimed + c] = 1.0 if st.claimed[j] else 0.0
                 v.claimed = st.claimed[:]
-        for seat in range(n):
-            own = (tuple(st.tickets[seat]), st.choice[seat])
-            if own != v.own[seat]:
-                self._write_own(st, seat, v.buf[seat])
-                v.own[seat] = own
+        if not v.owned:  # own tickets and choice: dealt and chosen by the end of the departure phase
+            for seat in range(n):
+                own = (tuple(st.tickets[seat]), st.choice[seat])
+                if own != v.own[seat]:
+                    self._write_own(st, seat, v.buf[seat])
+                    v.own[seat] = own
+            v.owned = ph > P_DEPART
         return True
+
+    def _ticket_cells(self, v: _Views, t: int) -> tuple[int, ...]:
+        """Flat cells of ``v`` that show ticket t as the round's ticket: round.current_ticket in
+        every row and, for every seat, the ticket's shape on that seat's sheet type (GB-R7)."""
+        key = (tuple(v.stype), t)
+        cells = self._tcells.get(key)
+        if cells is None:
+            shape_o, rows = v.offs[6], v.offs[7]
+            at = [b + self.ticket + t - 1 for b in rows]
+            for p, stype in enumerate(v.stype):
+                at += [b + self.shape_idx[stype][t] for b in shape_o[p]]
+            cells = self._tcells[key] = tuple(at)
+        return cells
 
     def _dealt(self, st: GetOnBoardState, v: _Views) -> None:
         """Sheet types (public) and personal objectives (each in its own row) dealt so far."""

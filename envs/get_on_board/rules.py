@@ -546,14 +546,30 @@ class GetOnBoardGame(Game):
 class GetOnBoardState(State):
     """One position of Get on Board."""
 
+    # slots: attribute access is a hot path of every step (a State has no fixed attribute set of
+    # its own; ``_mask`` and ``encoder_cache`` are the core's, set here on every new state)
+    __slots__ = (
+        "game",
+        "num_players",
+        "_mask",
+        "encoder_cache",
+        "_cl",  # cached chance outcomes (until the next action)
+        "_di",  # cached dir_info() (until the next action)
+        *(
+            "ph deal_i sheet_type personal common tickets choice inspector used order opos cur k prev extra "
+            "route rroads elim sheets marks claimed log shape shape_name visl sver sfields _rt"
+        ).split(),
+    )
     game: GetOnBoardGame
-    _cl: list[int] | None = None  # cached chance outcomes (until the next action)
-    _di: tuple[int, int, int, int] | None = None  # cached dir_info() (until the next action)
+    _cl: list[int] | None
+    _di: tuple[int, int, int, int] | None
 
     def __init__(self, game: GetOnBoardGame, num_players: int, _blank: bool = False):
         self.game = game
         self.num_players = n = num_players
         self._mask = None
+        self.encoder_cache = None
+        self._cl = self._di = None
         if _blank:
             return
         m = game.map
@@ -937,8 +953,10 @@ class GetOnBoardState(State):
         if code:
             g.rules.reach(sh, code, m.star[q])
             written |= code << 2
-        if written:
-            self._sheet_written(p, g.place_fields[written])
+        if written:  # _sheet_written(p, g.place_fields[written]), inlined on this hot path
+            self.sver[p] += 1
+            self.sfields[p] = g.place_fields[written]
+            self._rt[p] = None
         if extra:
             if m.green[q]:  # GB-R22: chained extras
                 self._settle()
