@@ -50,12 +50,28 @@ class SeatView:
     """One seat's cached observation and what its per-step entries were last written from (copies:
     the state changes its lists in place). A fresh one stands for a zero vector."""
 
-    __slots__ = ("key", "o", "mv", "at", "step", "display", "deck", "pile", "discard", "turn", "features")
+    __slots__ = (
+        "key",
+        "o",
+        "mv",
+        "public",
+        "rows",
+        "at",
+        "step",
+        "display",
+        "deck",
+        "pile",
+        "discard",
+        "turn",
+        "feats",
+    )
 
     def __init__(self, size: int) -> None:
         self.key: tuple = ()  # the public events the public blocks were written for
         self.o = np.zeros(size, np.float32)
         self.mv: Any = self.o.data  # single float32 stores through a memoryview: cheaper than numpy's
+        self.public: list[list[int]] = [[] for _ in range(SEATS)]  # public decks written, me first ([]: none)
+        self.rows: list[tuple[float, ...]] = [() for _ in range(SEATS + 1)]  # the seats block's rows written
         self.at = (-1, 0.0)  # (index, value) of the phase entry (-1: none)
         self.step: tuple[int, int, bool] | None = None  # (option, picks left, redraw used) in my deck phase
         self.display = BLANK_DISPLAY  # my display while it shows, else all -1
@@ -63,7 +79,7 @@ class SeatView:
         self.pile = [0] * 4  # pile sizes per level (the rules' pile_size)
         self.discard = [0] * 4  # discard sizes per level
         self.turn = (0, 0)  # (first seat, deck phases done) this round; (0, 0) outside the deck phase
-        self.features = False  # action features written
+        self.feats = False  # action features written
 
 
 class ChallengersEncoder(Encoder):
@@ -104,12 +120,16 @@ class ChallengersEncoder(Encoder):
         features) are rewritten by ``_update`` where their inputs changed: a few stores instead of
         whole blocks. ``encode_full`` is the plain reference (the tests compare the two)."""
         ph = state.phase_id
+        # Every public event changes this key between two looks of a seat: decks go public as the
+        # match phase starts or the final begins; trophies are won one per match (``state.match``
+        # counts the matches of the round, the round or the end follows the last); tokens only grow;
+        # sets and the bot's extra cards change in the setup only.
         key = (
             state.round,
             ph in MATCHISH,
             ph == P_END,
+            state.match,
             sum(state.tokens),
-            28 - sum([row.count(-1) for row in state.trophies]),
             len(state.finalists),
             sum(state.in_play),
             state.bot_drawn,
@@ -121,7 +141,7 @@ class ChallengersEncoder(Encoder):
         if view is None:
             view = cache[seat] = SeatView(self.size)
         if view.key != key:
-            self._write_public(view.o, state, seat)
+            self._write_public(view, state, seat)
             view.key = key
         self._update(view, state, seat)
         return view.o.copy()
@@ -129,7 +149,7 @@ class ChallengersEncoder(Encoder):
     def encode_full(self, state: ChallengersState, seat: int) -> np.ndarray:
         """The plain reference encoder: every block from the state, on a zero vector."""
         view = SeatView(self.size)
-        self._write_public(view.o, state, seat)
+        self._write_public(view, state, seat)
         self._update(view, state, seat)
         return view.o
 
@@ -194,17 +214,18 @@ class ChallengersEncoder(Encoder):
                 if mark != ((seat + k - was_first) % n < was_done):
                     mv[self.seats + k * self.per + 8] = float(mark)
             view.turn = turn
-        if self.action_features is not None and (me_deciding or view.features):
+        if self.action_features is not None and (me_deciding or view.feats):
             f = self.features
             view.o[f : f + self.game.num_actions] = action_features(state, seat) if me_deciding else 0.0
-            view.features = me_deciding
+            view.feats = me_deciding
 
-    def _write_public(self, o: np.ndarray, state: ChallengersState, seat: int) -> None:
+    def _write_public(self, view: SeatView, state: ChallengersState, seat: int) -> None:
         """(Re)write every block but the per-step entries: round, players, draft options, public
         decks, the bot, the seats, the sets in play. Numbers are computed as Python floats and rounded
-        to float32 on the write; long blocks go in as one slice, single entries through a memoryview."""
+        to float32 on the write. The public decks and the seats' rows are rewritten where they differ
+        from what ``view`` last wrote (between two rounds a deck changes by a few cards)."""
         g = self.game
-        mv: Any = o.data  # a memoryview of the float32 buffer
+        o, mv = view.o, view.mv
         T = self.T
         n = state.num_players
         o[self.rnd : self.rnd + FINAL_ROUND] = 0.0
@@ -215,11 +236,17 @@ class ChallengersEncoder(Encoder):
             for i, (lv, k) in enumerate(g.draft_options(state.round)):
                 mv[self.options + 4 * i + lv - 1] = 1
                 mv[self.options + 4 * i + 3] = k * 0.5
-        # the public decks, me first (counts < 256: x0.25 by table, exact in float32)
-        pub: list[int] = []
-        for k in range(n):
-            pub += state.public[(seat + k) % n]
-        o[self.public : self.public + n * T] = QUARTERS[np.frombuffer(bytes(pub), np.uint8)]
+        for k in range(n):  # the public decks, me first (x0.25)
+            deck = state.public[(seat + k) % n]
+            was = view.public[k]
+            if deck != was:
+                at = self.public + k * T
+                if was:  # the types whose count changed (found by C-level iteration)
+                    for t in compress(range(T), map(ne, was, deck)):
+                        mv[at + t] = deck[t] * 0.25
+                else:  # counts < 256: x0.25 by table, exact in float32
+                    o[at : at + T] = QUARTERS[np.frombuffer(bytes(deck), np.uint8)]
+                view.public[k] = deck[:]
         bot = state.bot
         if bot >= 0:
             o[self.bot : self.bot + self.TA] = QUARTERS[np.frombuffer(bytes(state.decks[bot]), np.uint8)]
@@ -254,7 +281,6 @@ class ChallengersEncoder(Encoder):
                 q = bot
             else:
                 continue
-            b = self.seats + k * self.per
             vals = (
                 1.0,
                 state.tokens[q] * 0.1,
@@ -264,10 +290,14 @@ class ChallengersEncoder(Encoder):
                 fans[q] * 0.02 if visible or q == seat else 0.0,
                 float(q == opp),
                 float(q in fin),
-            )  # entry 8 (deck phase done this round) is a per-step entry (_write)
-            for j in range(8):
-                mv[b + j] = vals[j]
-            mv[b + 9] = sum(state.public[q]) * 0.05 if q < n else sum(state.decks[q]) * 0.05
+                sum(state.public[q]) * 0.05 if q < n else sum(state.decks[q]) * 0.05,
+            )  # entry 8 (deck phase done this round) is a per-step entry (_update): vals[8] goes to 9
+            if vals != view.rows[k]:
+                b = self.seats + k * self.per
+                for j in range(8):
+                    mv[b + j] = vals[j]
+                mv[b + 9] = vals[8]
+                view.rows[k] = vals
         for i, on in enumerate(state.in_play):
             mv[self.sets + i] = float(on)
 

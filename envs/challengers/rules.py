@@ -50,7 +50,7 @@ from bisect import bisect_right
 from collections.abc import Callable
 from enum import IntEnum
 from functools import cache
-from itertools import accumulate
+from itertools import accumulate, compress
 from operator import itemgetter
 from typing import Any, ClassVar
 
@@ -130,7 +130,6 @@ class Phase(IntEnum):
     P_END,
 ) = tuple(Phase)
 DECISIONS = frozenset((P_CHOOSE, P_PICK, P_REMOVE, P_FINAL_REMOVE))
-NONZERO = bytes([0] + [1] * 255)  # bytes.translate table: a count byte -> 1 if any
 # event codes of the match log (render only)
 EV_REVEAL, EV_CAPTURE, EV_LOSE_DECK, EV_LOSE_BENCH, EV_START = range(5)
 
@@ -475,7 +474,8 @@ class ChallengersState(State):
             self._start_draw(0)
 
     def _draft(self) -> tuple[int, int]:
-        return self.game.draft_options(self.round)[self.option]
+        """(level, keep k) of the chosen draft option (``draft_options`` inlined: a hot path)."""
+        return self.game.schedule[self.round - 1][self.option]
 
     def _start_draw(self, option: int) -> None:
         self.option = option
@@ -577,13 +577,11 @@ class ChallengersState(State):
 
     # ------------------------------------------------------------------ decisions
     def _legal_mask(self) -> np.ndarray:
-        """Built as bytes (cheap single-byte stores), handed out as an int8 array over them."""
         g = self.game
-        m = bytearray(g.num_actions)
+        m = np.zeros(g.num_actions, dtype=np.int8)
         ph = self.phase_id
         if ph == P_CHOOSE:
-            for i in range(len(g.draft_options(self.round))):
-                m[A_CHOOSE + i] = 1
+            m[A_CHOOSE : A_CHOOSE + len(g.draft_options(self.round))] = 1
         elif ph == P_PICK:
             if self.picks > 0:
                 for i, t in enumerate(self.display):
@@ -596,10 +594,11 @@ class ChallengersState(State):
             m[A_STOP] = 1
         else:  # REMOVE / FINAL_REMOVE (CH-R8, CH-R31): keep at least 1 card
             deck = self.decks[self.seat]
-            if sum(deck) > 1:  # counts are < 256 (schema): one byte each, mapped to 0/1
-                m[A_REMOVE : g.a_done] = bytes(deck[: g.num_types]).translate(NONZERO)
+            if sum(deck) > 1:
+                for t in compress(range(g.num_types), deck):  # the types held (a C-level filter)
+                    m[A_REMOVE + t] = 1
             m[g.a_done] = 1
-        return np.frombuffer(m, np.int8)
+        return m
 
     def _apply(self, a: Any) -> None:
         ph = self.phase_id
