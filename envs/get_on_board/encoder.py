@@ -6,12 +6,13 @@ every offset used below comes from it.
 
 Speed: every seat's view is kept in one buffer on the state (``State.encoder_cache``, read and
 written only here) and brought up to date lazily from the rules' fields, once for all seats:
-routes and road markers follow the marker log (the new tail is written), sheet fields, sheet
-types, personal objectives, own tickets and the round-level blocks are rewritten when they differ
-from what the buffer shows. The rules never see it; a clone starts without it (the first
-observation builds it). The
-per-step block is written on the copy handed out. ``tests/get_on_board`` compares the result
-with a plain reference encoder.
+routes and road markers follow the marker log (the new tail is written); a seat's sheet block
+is re-read only when the rules' change signal says it was written (``GetOnBoardState.sver``:
+one version behind, only the fields in ``sfields`` can differ) and its running total is the
+rules' cached ``running_total``; sheet types, personal objectives, own tickets and the
+round-level blocks are checked when the phase or the round changes. A clone starts without the
+buffer (the first observation builds it). The per-step blocks are one cached slice written on
+the copy handed out. ``tests/get_on_board`` compares the result with a plain reference encoder.
 """
 
 from __future__ import annotations
@@ -214,16 +215,19 @@ class GetOnBoardEncoder(Encoder):
             rows = [r * size for r in range(n)]
             vis, end, road = per(self.visited), per(self.end), per(self.roads)
             marker = [list(zip(vis[p], end[p], road[p])) for p in range(n)]  # one loop per marker
+            sheet = per(self.sheet)
+            sheet_pos = [[tuple(b + i for b in sheet[p]) for i in range(SHEET_LEN)] for p in range(n)]
             o = self._offsets[n] = (
                 vis,
                 end,
                 road,
-                per(self.sheet),
+                sheet,
                 per(self.sheet_type, -1),
                 per(self.total),
                 per(self.shape),
                 rows,
                 marker,
+                sheet_pos,  # seat p's sheet field i in every row: sheet_pos[p][i]
             )
         return o
 
@@ -285,19 +289,19 @@ class GetOnBoardEncoder(Encoder):
         sver, vsver = st.sver, v.sver
         if sver != vsver:  # the rules bump a seat's version whenever they write its sheet
             sheets, shown, sc = st.sheets, v.sheets, self.scale_l
-            sheet_o, total_o = v.offs[3], v.offs[5]
+            sheet_pos, total_o = v.offs[9], v.offs[5]
             for p in range(len(sver)):
                 behind = sver[p] - vsver[p]
                 if behind:
                     # one write behind: only the fields it named can differ; further: any field
-                    sh, old, bases = sheets[p], shown[p], sheet_o[p]
+                    sh, old, pos = sheets[p], shown[p], sheet_pos[p]
                     for i in st.sfields[p] if behind == 1 else ALL_FIELDS:
                         x = sh[i]
                         if x != old[i]:
                             old[i] = x
                             f = x * sc[i]
-                            for b in bases:
-                                fl[b + i] = f
+                            for b in pos[i]:
+                                fl[b] = f
                     f = st.running_total(p) * TOTAL_SCALE  # the rules' cached total
                     for b in total_o[p]:
                         fl[b] = f

@@ -31,11 +31,12 @@ Version history:
         current working directory (core ``resolve_data``), no longer against the package folder.
         Play, saved states and observations are unchanged.
     0.1.0 dev: faster observation (behaviour and observations unchanged; golden identical): the rules
-        signal sheet writes (per-seat version ``sver``, bumped by ``_sheet_written``) and cache each
-        seat's running total (``running_total``, the one ``Rules.total`` formula); the encoder
-        re-reads only sheets whose version moved and no longer memoises totals itself; one version
-        behind, only the fields the write named (``sfields``; ``Rules.REACH_FIELDS``); the per-step
-        blocks are written as one cached slice.
+        signal sheet writes (per-seat version ``sver`` and the fields written, ``sfields``, via
+        ``_sheet_written``; ``Rules.REACH_FIELDS`` declares what ``reach`` may write) and cache
+        each seat's running total (``running_total``: the one ``Rules.total`` formula, recomputed
+        only after a write). The encoder re-reads only the named fields of written sheets, keeps
+        its buffer in ``State.encoder_cache``, writes the per-step blocks as one cached slice and
+        checks the round-level blocks once per phase or round; the State has ``__slots__``.
 """
 
 from __future__ import annotations
