@@ -4,6 +4,7 @@ entry ``offset + plane * size + index``. The layout table is in RULES.md."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -39,85 +40,64 @@ class MetromaniaEncoder(Encoder):
             self.action_features = "action_features"
             self.features = L.block("action_features", self.game.num_actions)
         self._arange_t = np.arange(self.nt)
+        g = self.game.geo
+        self.gates = np.array(
+            [self.vert + 7 * self.nv + v for v in g.white_gates] + [self.vert + 8 * self.nv + v for v in g.black_gates]
+        )
 
     def _board(self, state: MetromaniaState, seat: int) -> np.ndarray:
-        """``seat``'s one-hot entries (the whole observation with the fractional entries left to
-        ``encode``), kept in ``state.encoder_cache`` and brought up to date. Written through a
-        memoryview: plain item writes, much cheaper than numpy indexing for a few entries.
+        """``seat``'s one-hot entries and the lines' unused counts (the whole observation but the
+        turn counters ``encode`` adds), kept in ``state.encoder_cache`` and brought up to date.
+        Written through a memoryview: plain item writes, cheaper than numpy indexing.
 
-        A line only grows (``verts``, ``tris``, ``line_edges``) until it ends, so when a line's
-        (length, end gate) differs from what the board shows, its new tunnels and edges are added,
-        its ``lines`` entries set and the head planes redrawn. The rest changes monotonically too:
-        the layout (fixed from the deal on), the marker owners (from the deal on), the placed
-        markers (``tri_marker`` only grows), stations (``has_station`` only grows) and the used
-        gates (``white_used`` / ``black_used`` only grow): each rewritten when its size changed.
-        The cache is tied to the state's ``tris`` list, so a clone or a loaded state (new lists)
-        builds its own from scratch with the same code."""
+        Everything here only grows during a game, so each part is brought up to date from what
+        was added since: tunnels from the rules' log ``placed`` (and the lines they extend: their
+        new edges, unused count and head); starts and ends from the used gates (``white_used`` /
+        ``black_used``: when their count changes, every line is looked at again); placed markers
+        (``tri_marker``) and stations (``has_station``) rewritten when their count changes; the
+        layout and the marker owners once, from the deal on. The cache is tied to the state's
+        ``tris`` list, so a clone or a loaded state (new lists) builds its own from scratch with
+        the same code."""
         c = state.encoder_cache
         if c is None or c.tris is not state.tris or c.encoder is not self:
             c = state.encoder_cache = _Cache(self, state.tris)
         b = c.boards.get(seat)
         n = state.num_players
         g = self.game.geo
-        nt, nv, ne = self.nt, self.nv, self.ne
+        nt, nv = self.nt, self.nv
+        fresh = b is None
         if b is None:
-            b = c.boards[seat] = _Board(np.zeros(self.size, np.float32), 2 * n)
-            o = b.o
-            for k in range(n):
-                o[self.seats + k] = 1
-            for v in g.white_gates:
-                o[self.vert + 7 * nv + v] = 1
-            for v in g.black_gates:
-                o[self.vert + 8 * nv + v] = 1
+            b = c.boards[seat] = _Board(np.zeros(self.size, np.float32), [(li // 2 - seat) % n for li in range(2 * n)])
+            b.arr[self.seats : self.seats + n] = 1
+            b.arr[self.gates] = 1  # gates free
         o = b.o
         if not b.layout and state.phase_id >= Phase.DEAL:  # the layout, fixed from here on
-            for t, kind in enumerate(state.kinds):
-                o[self.tri_kind + kind * nt + t] = 1
+            b.arr[self.tri_kind + np.asarray(state.kinds) * nt + self._arange_t] = 1
             b.layout = True
         if not b.dealt and state.deal >= 0:  # the marker owners
             for m, own in enumerate(state.owner):
                 if own >= 0:
                     o[self.markers + m * (MAX_PLAYERS + 1) + (own - seat) % n] = 1
             b.dealt = True
-        keys = b.lines
-        verts, end_gate = state.verts, state.end_gate
-        moved = False
-        for li, ts in enumerate(state.tris):
-            key = (len(verts[li]), end_gate[li])
-            if keys[li] == key:
-                continue
-            keys[li] = key
-            moved = True
-            rel = (li // 2 - seat) % n
-            k0 = b.lens[li]
-            if k0 < len(ts):
-                tb = self.tri_owner + rel * nt
-                for t in ts[k0:]:
-                    o[tb + t] = 1
-                eb = self.edges + rel * ne
-                for e in state.line_edges[li][k0:]:
-                    o[eb + e] = 1
-                b.lens[li] = len(ts)
-            lb = self.lines + (2 * rel + li % 2) * 9
-            sg = state.start_gate[li]
-            if sg >= 0:
-                o[lb] = o[lb + 3 + g.white_side[sg]] = 1
-            if end_gate[li] >= 0:
-                o[lb + 1] = 1
-            o[lb + 2] = state.unused(li) / self.game.tunnels  # changes only with the line
-        if moved:  # heads: of seat k (relative), and my line 0 / 1
-            for i in b.heads:
-                o[i] = 0
-            b.heads = heads = []
-            v0 = self.vert
-            for li, vs in enumerate(verts):
-                if vs and end_gate[li] < 0:
-                    rel = (li // 2 - seat) % n
-                    heads.append(v0 + (1 + rel) * nv + vs[-1])
-                    if rel == 0:
-                        heads.append(v0 + (5 + li % 2) * nv + vs[-1])
-            for i in heads:
-                o[i] = 1
+        placed = state.placed
+        wu, bu = state.white_used, state.black_used
+        used = len(wu) + len(bu)
+        if fresh or b.used != used:  # a line started or ended (or a new board): all lines
+            for w in wu:
+                o[self.vert + 7 * nv + g.white_gates[w]] = 0
+            for x in bu:
+                o[self.vert + 8 * nv + g.black_gates[x]] = 0
+            b.used = used
+            lines: Iterable[int] = range(2 * n)
+        else:
+            lines = {state.tri_line[t] for t in placed[b.placed :]}
+        if b.placed < len(placed):  # new tunnels
+            rel, tri_line, tb = b.rel, state.tri_line, self.tri_owner
+            for t in placed[b.placed :]:
+                o[tb + rel[tri_line[t]] * nt + t] = 1
+            b.placed = len(placed)
+        for li in lines:
+            self._line(b, state, li)
         tm = state.tri_marker
         if b.markers != len(tm):
             mb, tlb = self.markers, self.tri_letter
@@ -129,14 +109,40 @@ class MetromaniaEncoder(Encoder):
             for v in hs:
                 o[self.vert + v] = 1
             b.stations = len(hs)
-        wu, bu = state.white_used, state.black_used
-        if b.used != len(wu) + len(bu):
-            for w in wu:
-                o[self.vert + 7 * nv + g.white_gates[w]] = 0
-            for x in bu:
-                o[self.vert + 8 * nv + g.black_gates[x]] = 0
-            b.used = len(wu) + len(bu)
         return b.arr
+
+    def _line(self, b: _Board, state: MetromaniaState, li: int) -> None:
+        """Line li's entries on board b: its new edges, its ``lines`` block and its head."""
+        o, rel = b.o, b.rel[li]
+        es = state.line_edges[li]
+        if b.lens[li] < len(es):
+            eb = self.edges + rel * self.ne
+            for e in es[b.lens[li] :]:
+                o[eb + e] = 1
+            b.lens[li] = len(es)
+        lb = self.lines + (2 * rel + li % 2) * 9
+        sg = state.start_gate[li]
+        if sg >= 0:
+            o[lb] = o[lb + 3 + self.game.geo.white_side[sg]] = 1
+        if state.end_gate[li] >= 0:
+            o[lb + 1] = 1
+        o[lb + 2] = state.unused(li) / self.game.tunnels
+        # heads: plane "head of seat k" (the two lines of a seat may share an entry there) and,
+        # for my own lines, "my line 0 / 1 head"
+        vs = state.verts[li]
+        head = self.vert + (1 + rel) * self.nv + vs[-1] if vs and state.end_gate[li] < 0 else -1
+        old = b.head[li]
+        if head != old:
+            if old >= 0:
+                if b.head[li ^ 1] != old:  # the other line of the seat does not share it
+                    o[old] = 0
+                if rel == 0:
+                    o[old + (4 + li % 2) * self.nv] = 0
+            if head >= 0:
+                o[head] = 1
+                if rel == 0:
+                    o[head + (4 + li % 2) * self.nv] = 1
+            b.head[li] = head
 
     def encode(self, state: MetromaniaState, seat: int) -> np.ndarray:
         arr = self._board(state, seat).copy()  # the caller's own array
@@ -162,18 +168,19 @@ class MetromaniaEncoder(Encoder):
 
 
 class _Board:
-    """One seat's one-hot entries and how much of the state they show (see ``_board``)."""
+    """One seat's entries and how much of the state they show (see ``_board``)."""
 
-    __slots__ = ("arr", "dealt", "heads", "layout", "lens", "lines", "markers", "o", "stations", "used")
+    __slots__ = ("arr", "dealt", "head", "layout", "lens", "markers", "o", "placed", "rel", "stations", "used")
 
-    def __init__(self, arr: np.ndarray, lines: int):
+    def __init__(self, arr: np.ndarray, rel: list[int]):
         self.arr = arr
         self.o: Any = arr.data  # a memoryview: item writes into arr
+        self.rel = rel  # per line, its seat relative to the board's seat
         self.layout = False  # the layout's one-hots are written
         self.dealt = False  # the marker owners are written
-        self.lines: list[tuple[int, int] | None] = [None] * lines  # per line, (length, end gate) shown
-        self.lens = [0] * lines  # per line, tunnels (and edges) written
-        self.heads: list[int] = []  # head entries set
+        self.placed = 0  # tunnels of the log written
+        self.lens = [0] * len(rel)  # per line, edges written
+        self.head = [-1] * len(rel)  # per line, its entry in the "head of seat k" plane (-1: none)
         self.markers = 0  # size of tri_marker written
         self.stations = 0  # size of has_station written
         self.used = 0  # used gates cleared
