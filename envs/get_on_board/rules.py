@@ -36,7 +36,8 @@ Version history:
         each seat's running total (``running_total``: the one ``Rules.total`` formula, recomputed
         only after a write). The encoder re-reads only the named fields of written sheets, keeps
         its buffer in ``State.encoder_cache``, writes the per-step blocks as one cached slice and
-        checks the round-level blocks once per phase or round; the State has ``__slots__``.
+        checks the round-level blocks once per phase or round; the State has ``__slots__`` and
+        ``ph`` holds plain ints (``Phase`` values).
 """
 
 from __future__ import annotations
@@ -82,7 +83,8 @@ class Phase(IntEnum):
     END = 4
 
 
-P_DEAL, P_DEPART, P_REVEAL, P_PLACE, P_END = Phase
+# the phases as plain ints, stored in ``ph`` (CPython compares exact ints on a fast path, IntEnum members not)
+P_DEAL, P_DEPART, P_REVEAL, P_PLACE, P_END = (int(p) for p in Phase)
 PHASE_NAMES = ("deal", "departure", "reveal", "place", "end")  # phase() names, in Phase order
 
 # setup deal kinds
