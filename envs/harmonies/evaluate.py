@@ -36,16 +36,27 @@ def card_value(state: HarmoniesState, seat: int, slot: int, have: list[int] | No
     return card.points[-1] / len(card.points) + now
 
 
-def take_value(state: HarmoniesState, seat: int, space: int) -> float:
+def place_values(state: HarmoniesState, seat: int, colour: int) -> dict[int, float]:
+    """:func:`place_value` of every hex where ``colour`` may go now (``can_place``), in one pass
+    over the rules' ``place_gains``."""
+    board = state.boards[seat]
+    row = PLACE_ON
+    return {
+        h: gain + POTENTIAL.get(row[board[h]][colour], 0.0) - POTENTIAL.get(board[h], 0.0)
+        for h, gain in state.place_gains(seat, colour, state.can_place(seat, colour)).items()
+    }
+
+
+def take_value(state: HarmoniesState, seat: int, space: int, cache: dict | None = None) -> float:
     """The tokens of central ``space``, each placed at its best hex on its own (an estimate)."""
     total = 0.0
     for c in state.central[space]:
-        bits = state.can_place(seat, c)
-        best = 0.0
-        for h in range(HEXES):
-            if bits >> h & 1:
-                best = max(best, place_value(state, seat, c, h))
-        total += best
+        vals = None if cache is None else cache.get(c)
+        if vals is None:
+            vals = place_values(state, seat, c)
+            if cache is not None:
+                cache[c] = vals
+        total += max(0.0, max(vals.values(), default=0.0))
     return total
 
 
@@ -55,18 +66,17 @@ def action_values(state: HarmoniesState, seat: int) -> np.ndarray:
     if state.current_player() != seat or state.phase_id != Phase.TURN:
         return out
     m = state.legal_mask()
+    values: dict[int, dict[int, float]] = {}  # colour -> {hex: place_value}
     for s in np.flatnonzero(m[A_TAKE:A_PLACE]):
-        out[A_TAKE + s] = take_value(state, seat, int(s))
-    values: dict[tuple[int, int], float] = {}
+        out[A_TAKE + s] = take_value(state, seat, int(s), values)
     for t, c in enumerate(state.taken):
         if c < 0:
             continue
+        vals = values.get(c)
+        if vals is None:
+            vals = values[c] = place_values(state, seat, c)
         base = A_PLACE + HEXES * t
-        for hh in np.flatnonzero(m[base : base + HEXES]):
-            h = int(hh)
-            v = values.get((c, h))
-            if v is None:
-                v = values[(c, h)] = place_value(state, seat, c, h)
+        for h, v in vals.items():
             out[base + h] = v
     cards = np.flatnonzero(m[A_CARD:A_CUBE])
     if len(cards):
