@@ -141,7 +141,7 @@ class ChallengersEncoder(Encoder):
         if view is None:
             view = cache[seat] = SeatView(self.size)
         if view.key != key:
-            self._write_public(view, state, seat)
+            self._write_public(view, state, seat, key)
             view.key = key
         self._update(view, state, seat)
         return view.o.copy()
@@ -219,7 +219,7 @@ class ChallengersEncoder(Encoder):
             view.o[f : f + self.game.num_actions] = action_features(state, seat) if me_deciding else 0.0
             view.feats = me_deciding
 
-    def _write_public(self, view: SeatView, state: ChallengersState, seat: int) -> None:
+    def _write_public(self, view: SeatView, state: ChallengersState, seat: int, key: tuple | None = None) -> None:
         """(Re)write every block but the per-step entries: round, players, draft options, public
         decks, the bot, the seats, the sets in play. Numbers are computed as Python floats and rounded
         to float32 on the write. The public decks and the seats' rows are rewritten where they differ
@@ -228,14 +228,17 @@ class ChallengersEncoder(Encoder):
         o, mv = view.o, view.mv
         T = self.T
         n = state.num_players
-        o[self.rnd : self.rnd + FINAL_ROUND] = 0.0
+        if view.key:  # the round written last (the key's first entry)
+            mv[self.rnd + view.key[0] - 1] = 0.0
         mv[self.rnd + state.round - 1] = 1
         mv[self.players + n - 1] = 1
-        o[self.options : self.options + 8] = 0.0
+        options = [0.0] * 8  # per option: level A/B/C one-hot, keep k (x0.5)
         if state.round <= ROUNDS:
             for i, (lv, k) in enumerate(g.draft_options(state.round)):
-                mv[self.options + 4 * i + lv - 1] = 1
-                mv[self.options + 4 * i + 3] = k * 0.5
+                options[4 * i + lv - 1] = 1.0
+                options[4 * i + 3] = k * 0.5
+        for i, x in enumerate(options):
+            mv[self.options + i] = x
         for k in range(n):  # the public decks, me first (x0.25)
             deck = state.public[(seat + k) % n]
             was = view.public[k]
@@ -253,19 +256,7 @@ class ChallengersEncoder(Encoder):
             pw = g.power[state.round]
             o[self.bot + self.TA : self.bot + self.TA + 5] = [pw[t] * 0.1 for t in (*g.bot_types, g.ace_type)]
         visible = state.trophies_visible(seat)
-        P = state.P
-        cnt, top, tot, fans = [0] * P, [0] * P, [0] * P, list(state.tokens)
-        removed = 0
-        values = g.trophies
-        for r, row in enumerate(state.trophies):
-            for j, w in enumerate(row):
-                if w >= 0:
-                    cnt[w] += 1
-                    top[w] = r + 1
-                    tot[w] += r + 1
-                    fans[w] += values[r][j]
-                elif w == REMOVED:
-                    removed += 1
+        cnt, top, tot, fans, removed = self._trophy_stats(state, key)
         pairs = state.pairs() if state.round <= ROUNDS or len(state.finalists) == 2 else []
         opp = -1
         for a, b in pairs:
@@ -300,6 +291,34 @@ class ChallengersEncoder(Encoder):
                 view.rows[k] = vals
         for i, on in enumerate(state.in_play):
             mv[self.sets + i] = float(on)
+
+    def _trophy_stats(
+        self, state: ChallengersState, key: tuple | None
+    ) -> tuple[list[int], list[int], list[int], list[int], int]:
+        """Per participant: trophies won, the latest round won, the sum of rounds won, fans (tokens
+        and trophy values); and the trophies removed with the bot. The same for every seat: kept in
+        the state's encoder cache under the public-event key (None: not cached)."""
+        cache = state.encoder_cache if key is not None else None
+        got = cache.get("trophies") if cache is not None else None
+        if got is not None and got[0] == key:
+            return got[1]
+        P = state.P
+        cnt, top, tot, fans = [0] * P, [0] * P, [0] * P, list(state.tokens)
+        removed = 0
+        values = self.game.trophies
+        for r, row in enumerate(state.trophies):
+            for j, w in enumerate(row):
+                if w >= 0:
+                    cnt[w] += 1
+                    top[w] = r + 1
+                    tot[w] += r + 1
+                    fans[w] += values[r][j]
+                elif w == REMOVED:
+                    removed += 1
+        stats = (cnt, top, tot, fans, removed)
+        if cache is not None:
+            cache["trophies"] = (key, stats)
+        return stats
 
 
 def action_features(state: ChallengersState, seat: int) -> np.ndarray:

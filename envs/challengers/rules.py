@@ -40,8 +40,9 @@ Version history:
         per level are kept by the rules as cards move (``pile_size``, ``discard_size``; recounted on
         load and resample, checked by the invariants); the encoder rewrites the public blocks in place
         at public events and diffs the per-step entries against what it last wrote (single entries
-        through a memoryview); chance draws by bisection on running totals; the legal mask built
-        as bytes.
+        through a memoryview), a seat's public decks and seat rows where they changed, trophy stats
+        once per public event for all seats; chance draws by bisection on running totals; AURA
+        totals in one pass over the bench.
 """
 
 from __future__ import annotations
@@ -745,14 +746,15 @@ class ChallengersState(State):
         if p != self.bot or self.num_players == 1:
             self.tokens[p] += f
 
-    def _aura(self, side: int, set_id: int) -> int:
-        """AURA from the owner's bench for an active card of ``set_id`` (same-name copies add up)."""
+    def _auras(self, side: int) -> list[int]:
+        """Per set: AURA from ``side``'s bench for an active card of that set (same-name copies add
+        up); one pass over the bench for all the cards of a total."""
         g = self.game
-        tot = 0
+        auras = [0] * g.num_sets
         for t, c in self.bench[side]:
-            if t >= 0 and g.aura_set[t] == set_id:
-                tot += c * g.x[t]
-        return tot
+            if t >= 0 and g.aura_set[t] >= 0:
+                auras[g.aura_set[t]] += c * g.x[t]
+        return auras
 
     def _occupied(self, side: int) -> int:
         return sum(1 for t, _ in self.bench[side] if t >= 0)
@@ -765,7 +767,7 @@ class ChallengersState(State):
         if g.kw[t] == KW_FLAG and g.op[t] in (OP_GUARD, OP_POWER):
             p += g.x[t]
         if g.set_of[t] >= 0:
-            p += self._aura(self.flag, g.set_of[t])
+            p += self._auras(self.flag)[g.set_of[t]]
         return p if p > 0 else 0
 
     def attack_total(self) -> int:
@@ -774,6 +776,7 @@ class ChallengersState(State):
         side = 1 - self.flag
         pw = g.power[self.round]
         n = len(self.attack)
+        auras = self._auras(side)
         tot = 0
         for t, boost in self.attack:
             p = pw[t] + boost
@@ -783,7 +786,7 @@ class ChallengersState(State):
                 elif g.op[t] == OP_SWARM:
                     tot += g.x[t] * (n - 1)
             if g.set_of[t] >= 0:
-                p += self._aura(side, g.set_of[t])
+                p += auras[g.set_of[t]]
             tot += p if p > 0 else 0
         return tot
 
