@@ -685,9 +685,10 @@ class MetromaniaState(State):
         start = (h, self.last_dir(li))
         best = {start: 0}
         parent: dict[tuple[int, int], tuple[tuple[int, int], int]] = {}  # node -> (node before, step)
-        heap = [(dist[h], 0, h, start[1])]
+        heap = [(dist[h], 0, h, start[1])]  # (bound, -depth: deeper first among equal bounds, node)
         while heap:
             _, depth, x, a = heapq.heappop(heap)
+            depth = -depth
             if best[(x, a)] < depth:
                 continue
             nd = depth + 1
@@ -710,7 +711,7 @@ class MetromaniaState(State):
                     return y, path
                 best[node] = nd
                 parent[node] = ((x, a), x * 6 + (off >> 1))
-                heapq.heappush(heap, (nd + dist[y], nd, y, node[1]))
+                heapq.heappush(heap, (nd + dist[y], -nd, y, node[1]))
         return -1, []
 
     def end_legal(self, li: int) -> bool:
