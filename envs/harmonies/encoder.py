@@ -11,9 +11,8 @@ import numpy as np
 
 from ..core.encoder import Encoder, Layout
 from .board import EMPTY, NUM_STACKS
+from .evaluate import action_values
 from .rules import (
-    A_CUBE,
-    A_PLACE,
     HEXES,
     NUM_ACTIONS,
     PLACES,
@@ -36,30 +35,10 @@ BAG_VALUES = np.arange(24, dtype=np.float32) / 23  # bag block: tokens left per 
 
 
 def action_features(state: HarmoniesState, seat: int) -> np.ndarray:
-    """Per legal action, the points it gains for ``seat`` now (1-ply, x 0.1): PLACE by the rules'
-    ``place_gain`` (asked once per colour for all its legal hexes, ``can_place``: ``place_gains``),
-    PLACE_CUBE by ``cube_gain``; 0 for every other action and illegal actions."""
-    out = np.zeros(NUM_ACTIONS, np.float32)
-    if state.current_player() != seat or state.phase_id != Phase.TURN:
-        return out
-    gains: dict[int, dict[int, int]] = {}  # colour -> {hex: points}; two slots may hold one colour
-    for t, c in enumerate(state.taken):  # the legal PLACE hexes of slot t are can_place's (HA-R4)
-        if c < 0:
-            continue
-        g = gains.get(c)
-        if g is None:
-            g = gains[c] = state.place_gains(seat, c, state.can_place(seat, c))
-        if g:
-            base = A_PLACE + HEXES * t
-            out[[base + h for h in g]] = [v * FEATURE_SCALE for v in g.values()]
-    m = state.legal_mask()
-    for c, (card, left) in enumerate(state.places[seat]):
-        if card and left:
-            base = A_CUBE + HEXES * c
-            hexes = np.flatnonzero(m[base : base + HEXES])
-            if len(hexes):
-                out[base + hexes] = state.cube_gain(seat, c) * FEATURE_SCALE
-    return out
+    """Per legal action of ``seat`` in its turn, the heuristic's one-ply value of it x 0.1
+    (``evaluate.action_values``: a token's points now plus potential, a cube's points, a card's
+    worth, a central space's best placements); 0 for every other action and illegal actions."""
+    return (action_values(state, seat) * FEATURE_SCALE).astype(np.float32)
 
 
 class _SeatEntry:

@@ -29,6 +29,10 @@ Version history:
         ``local_points``, board points and the PLACE_CUBE mask bits cached per seat until its stacks
         change, cube targets memoised, ``place_gains`` for many hexes at once; the encoder writes
         only the blocks that changed into a cached array per seat.
+    0.1.0 dev: ``action_features=True`` now gives the heuristic's one-ply value of every legal
+        action (``evaluate.action_values``: points plus potential for tokens, cubes, cards and the
+        central spaces), not only the points of token and cube placements; the default
+        observation is unchanged.
 """
 
 from __future__ import annotations

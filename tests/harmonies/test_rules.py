@@ -19,6 +19,7 @@ from boardzoo.envs.harmonies.rules import (
     A_END,
     A_SPIRIT,
     A_TAKE,
+    HEXES,
     NUM_ACTIONS,
     Phase,
     cube_action,
@@ -669,6 +670,8 @@ def test_options_validated():
 
 
 def test_place_gain_and_action_features_match_a_full_recount():
+    from boardzoo.envs.harmonies.evaluate import POTENTIAL
+
     g = HarmoniesGame(action_features=True, spirits=True)
     rng = np.random.default_rng(7)
     checked = 0
@@ -686,7 +689,13 @@ def test_place_gain_and_action_features_match_a_full_recount():
                     if 5 <= a < 80 or A_CUBE <= a < A_END:
                         s = st.clone()
                         s.apply_action(a)
-                        assert feats[a] == pytest.approx((s.score(p) - st.score(p)) * 0.1), st.action_to_string(a)
+                        gain = s.score(p) - st.score(p)
+                        want = gain
+                        if a < 80:  # a token: the rules' place_gain, plus the potential the heuristic sees
+                            t, h = divmod(a - 5, HEXES)
+                            assert st.place_gain(p, st.taken[t], h) == gain, st.action_to_string(a)
+                            want += POTENTIAL.get(s.boards[p][h], 0.0) - POTENTIAL.get(st.boards[p][h], 0.0)
+                        assert feats[a] == pytest.approx(want * 0.1, abs=1e-6), st.action_to_string(a)
                         checked += 1
             st.apply_action(int(rng.choice(sorted(m))))
     assert checked > 100
