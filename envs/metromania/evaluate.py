@@ -34,6 +34,12 @@ def hex_distance() -> np.ndarray:
     return ((np.abs(dx) + np.abs(dy) + np.abs(dx + dy)) // 2).astype(np.int64)
 
 
+@cache
+def _distance_rows() -> list[list[int]]:
+    """``hex_distance`` as plain lists (``rows[v][w]``): much cheaper to read one entry at a time."""
+    return hex_distance().tolist()
+
+
 def _gate_targets(state: MetromaniaState, li: int) -> list[int]:
     g = state.game.geo
     free = [b for b in range(len(g.black_gates)) if b not in state.black_used]
@@ -58,15 +64,16 @@ def action_values(state: MetromaniaState) -> dict[int, float]:
     legal = np.flatnonzero(state.legal_mask()).tolist()
     g = state.game.geo
     p = state.to_move
-    hd = hex_distance()
+    hd = _distance_rows()
     out: dict[int, float] = {}
     dests = None
+    gate_targets: dict[int, list[int]] = {}  # per line
     for a in legal:
         if a < A_EXTEND:  # START
             v = g.white_gates[a % 15]
             if dests is None:
                 dests = _dest_targets(state, p)
-            near = sum(1 for w in dests if hd[v, w] <= 3)
+            near = sum(1 for w in dests if hd[v][w] <= 3)
             out[a] = DIG + 0.05 * near
         elif a < A_MARKER:  # EXTEND
             r = a - A_EXTEND
@@ -84,16 +91,18 @@ def action_values(state: MetromaniaState) -> dict[int, float]:
                 if any(o != li for o in state.vert_lines.get(h, ())):
                     val += 0.5 * state.station_points(h) + (1.0 if state.kinds[t] and h in g.tris[t] else 0.0)
             unused = state.unused(li) - 1
-            gates = _gate_targets(state, li)
+            gates = gate_targets.get(li)
+            if gates is None:
+                gates = gate_targets[li] = _gate_targets(state, li)
             if gates:
-                dh = min(hd[h, x] for x in gates)
-                dw = min(hd[w, x] for x in gates)
+                dh = min(hd[h][x] for x in gates)
+                dw = min(hd[w][x] for x in gates)
                 urgency = 1.0 if unused - dw < 4 else 0.3
                 val += TOWARD_GATE * urgency * (dh - dw)
             if dests is None:
                 dests = _dest_targets(state, p)
             if dests and not state.covered:
-                val += TOWARD_DEST * (min(hd[h, x] for x in dests) - min(hd[w, x] for x in dests))
+                val += TOWARD_DEST * (min(hd[h][x] for x in dests) - min(hd[w][x] for x in dests))
             if w not in gates and _dead_end(state, w, d, li):
                 val -= DEAD_END
             out[a] = val
