@@ -95,14 +95,14 @@ def action_values(state: MetromaniaState) -> dict[int, float]:
             if gates is None:
                 gates = gate_targets[li] = _gate_targets(state, li)
             if gates:
-                dh = min(hd[h][x] for x in gates)
-                dw = min(hd[w][x] for x in gates)
+                dh = min(map(hd[h].__getitem__, gates))
+                dw = min(map(hd[w].__getitem__, gates))
                 urgency = 1.0 if unused - dw < 4 else 0.3
                 val += TOWARD_GATE * urgency * (dh - dw)
             if dests is None:
                 dests = _dest_targets(state, p)
             if dests and not state.covered:
-                val += TOWARD_DEST * (min(hd[h][x] for x in dests) - min(hd[w][x] for x in dests))
+                val += TOWARD_DEST * (min(map(hd[h].__getitem__, dests)) - min(map(hd[w].__getitem__, dests)))
             if w not in gates and _dead_end(state, w, d, li):
                 val -= DEAD_END
             out[a] = val

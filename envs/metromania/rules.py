@@ -25,7 +25,8 @@ Version history:
         reused while their path (or their "no") still holds, and the MM-R38 check settles on
         those before searching; EXTEND masks from a precomputed step table, the Dig's computed
         once per step; chance draws without arrays (the same draws); one trip network for the
-        seven test trips; markers in hand remembered.
+        seven test trips; markers in hand remembered; the heuristic's action values (bot and
+        ``action_features``) read distances from plain lists.
 """
 
 from __future__ import annotations
