@@ -9,7 +9,8 @@ written only here) and brought up to date lazily from the rules' fields, once fo
 routes and road markers follow the marker log (the new tail is written); a seat's sheet block
 is re-read only when the rules' change signal says it was written (``GetOnBoardState.sver``:
 one version behind, only the fields in ``sfields`` can differ) and its running total is the
-rules' cached ``running_total``; sheet types, personal objectives, own tickets and the
+rules' cached ``running_total``, read again only when a field it reads changed
+(``Rules.RUNNING_TOTAL_READS``); sheet types, personal objectives, own tickets and the
 round-level blocks are checked when the phase or the round changes. A clone starts without the
 buffer (the first observation builds it). The per-step blocks are one cached slice written on
 the copy handed out. ``tests/get_on_board`` compares the result with a plain reference encoder.
@@ -32,7 +33,10 @@ from .rules import (
     GetOnBoardGame,
     GetOnBoardState,
     Phase,
+    Rules,
 )
+
+RUNNING_TOTAL_READS, RT_ALWAYS = Rules.RUNNING_TOTAL_READS, Rules.RT_ALWAYS
 
 # Per intersection: code one-hot (g s S t m M b O), star, green light, departure, objective letter.
 NODE_CODES = len(CODES) - 1
@@ -290,11 +294,13 @@ class GetOnBoardEncoder(Encoder):
         if sver != vsver:  # the rules bump a seat's version whenever they write its sheet
             sheets, shown, sc = st.sheets, v.sheets, self.scale_l
             sheet_pos, total_o = v.offs[9], v.offs[5]
+            reads = RUNNING_TOTAL_READS
             for p in range(len(sver)):
                 behind = sver[p] - vsver[p]
                 if behind:
                     # one write behind: only the fields it named can differ; further: any field
                     sh, old, pos = sheets[p], shown[p], sheet_pos[p]
+                    retotal = behind != 1  # whether the running total shown may be out of date
                     for i in st.sfields[p] if behind == 1 else ALL_FIELDS:
                         x = sh[i]
                         if x != old[i]:
@@ -302,9 +308,13 @@ class GetOnBoardEncoder(Encoder):
                             f = x * sc[i]
                             for b in pos[i]:
                                 fl[b] = f
-                    f = st.running_total(p) * TOTAL_SCALE  # the rules' cached total
-                    for b in total_o[p]:
-                        fl[b] = f
+                            if not retotal:  # a field the total reads (Rules.RUNNING_TOTAL_READS)
+                                r = reads[i]
+                                retotal = r == RT_ALWAYS or (r >= 0 and sh[r] != 0)
+                    if retotal:
+                        f = st.running_total(p) * TOTAL_SCALE  # the rules' cached total
+                        for b in total_o[p]:
+                            fl[b] = f
                     vsver[p] = sver[p]
         ph = st.ph
         if ph == v.ph and ph > P_DEPART and len(st.used) == v.nused:

@@ -38,6 +38,10 @@ Version history:
         its buffer in ``State.encoder_cache``, writes the per-step blocks as one cached slice and
         checks the round-level blocks once per phase or round; the State has ``__slots__`` and
         ``ph`` holds plain ints (``Phase`` values).
+    0.1.0 dev: faster observation (behaviour and observations unchanged; golden identical): the encoder
+        re-reads a seat's running total only when a field the total reads changed
+        (``Rules.RUNNING_TOTAL_READS``: sight counts never, a tourist/worker count only once its row
+        is scored), so filling an unscored row or a write that changes nothing costs no recompute.
 """
 
 from __future__ import annotations
@@ -327,6 +331,16 @@ class Rules:
             self.tz_cum[sh[TZ]],
             self.tr_cum[sh[TR]],
         )
+
+    # which sheet fields the running total (``total(sh, False)``, 0 once ELIM is set) reads, per field:
+    # RT_ALWAYS, RT_NEVER (sight counts), or the index of the scored flag that makes the row count
+    # (tourist/worker counts: an unscored row counts 0 before the end). Readers that know which fields
+    # changed skip recomputing the total when none it reads did (tests/get_on_board checks the table).
+    RT_ALWAYS, RT_NEVER = -2, -1
+    RUNNING_TOTAL_READS = tuple(
+        -1 if i in (NL, ND) else (TS0 + i - T0) if T0 <= i <= T2 else (BS0 + i - B0) if B0 <= i <= B2 else -2
+        for i in range(SHEET_LEN)
+    )
 
     def breakdown(self, sh: Sequence[int], final: bool, personal_met: bool = False) -> dict[str, int]:
         """:meth:`points` by category name."""
@@ -626,7 +640,7 @@ class GetOnBoardState(State):
         cached until the sheet is written again."""
         t = self._rt[p]
         if t is None:
-            t = self._rt[p] = 0 if self.elim[p] else self.game.rules.total(self.sheets[p], False)
+            t = self._rt[p] = 0 if self.elim[p] else sum(self.game.rules.points(self.sheets[p], False))  # total()
         return t
 
     def _rebuild(self) -> None:

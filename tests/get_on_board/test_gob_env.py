@@ -276,6 +276,27 @@ def test_reach_writes_only_its_declared_fields():
                     assert changed <= set(fields), (code, star, [SHEET_FIELDS[i] for i in changed - set(fields)])
 
 
+def test_running_total_reads_table():
+    """Rules.RUNNING_TOTAL_READS (the encoder skips the total when no field it reads changed): a field
+    marked never read, or read only with a scored flag that is clear, does not move the running total."""
+    from boardzoo.envs.get_on_board.rules import Rules
+
+    g = make_game("get_on_board_v0")
+    ranges = g.sheet_ranges()
+    rng = np.random.default_rng(12)
+    for _ in range(300):
+        sh = [int(rng.integers(lo, hi + 1)) for lo, hi in ranges]
+        for i, r in enumerate(Rules.RUNNING_TOTAL_READS):
+            if r == Rules.RT_ALWAYS:
+                continue
+            base = sh[:]
+            if r >= 0:
+                base[r] = 0  # the row is not scored: its count is not read
+            other = base[:]
+            other[i] = int(rng.integers(ranges[i][0], ranges[i][1] + 1))
+            assert g.rules.total(other, False) == g.rules.total(base, False), SHEET_FIELDS[i]
+
+
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_sheet_change_signal_and_cached_totals(n):
     """Every sheet write bumps the seat's version; one version later only ``sfields`` differ; the
