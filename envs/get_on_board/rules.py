@@ -41,7 +41,8 @@ Version history:
     0.1.0 dev: faster observation (behaviour and observations unchanged; golden identical): the encoder
         re-reads a seat's running total only when a field the total reads changed
         (``Rules.RUNNING_TOTAL_READS``: sight counts never, a tourist/worker count only once its row
-        is scored), so filling an unscored row or a write that changes nothing costs no recompute.
+        is scored, students and internships only with a school), so filling an unscored row or a
+        write that changes nothing costs no recompute.
 """
 
 from __future__ import annotations
@@ -167,6 +168,16 @@ def new_sheet() -> list[int]:
     sh = [0] * SHEET_LEN
     sh[SSTAR] = sh[SL] = sh[SD] = sh[OSTAR] = -1  # -1: ★ box not written
     return sh
+
+
+def _running_total_reads() -> tuple[int, ...]:
+    """``Rules.RUNNING_TOTAL_READS`` (see there)."""
+    reads = [-2] * SHEET_LEN
+    reads[NL] = reads[ND] = -1  # sight counts: common objectives only
+    for i in range(3):
+        reads[T0 + i], reads[B0 + i] = TS0 + i, BS0 + i  # an unscored row counts 0
+    reads[ST] = reads[IN] = SC  # (students + internships) x schools
+    return tuple(reads)
 
 
 class Rules:
@@ -333,14 +344,12 @@ class Rules:
         )
 
     # which sheet fields the running total (``total(sh, False)``, 0 once ELIM is set) reads, per field:
-    # RT_ALWAYS, RT_NEVER (sight counts), or the index of the scored flag that makes the row count
-    # (tourist/worker counts: an unscored row counts 0 before the end). Readers that know which fields
-    # changed skip recomputing the total when none it reads did (tests/get_on_board checks the table).
+    # RT_ALWAYS, RT_NEVER (sight counts), or the index of a field that must be nonzero for it to count:
+    # the scored flag of a tourist/worker row (an unscored row counts 0 before the end), the school
+    # count for students and internships (students x schools). Readers that know which fields changed
+    # skip recomputing the total when none it reads did (tests/get_on_board checks the table).
     RT_ALWAYS, RT_NEVER = -2, -1
-    RUNNING_TOTAL_READS = tuple(
-        -1 if i in (NL, ND) else (TS0 + i - T0) if T0 <= i <= T2 else (BS0 + i - B0) if B0 <= i <= B2 else -2
-        for i in range(SHEET_LEN)
-    )
+    RUNNING_TOTAL_READS = _running_total_reads()
 
     def breakdown(self, sh: Sequence[int], final: bool, personal_met: bool = False) -> dict[str, int]:
         """:meth:`points` by category name."""

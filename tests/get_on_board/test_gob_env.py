@@ -278,7 +278,7 @@ def test_reach_writes_only_its_declared_fields():
 
 def test_running_total_reads_table():
     """Rules.RUNNING_TOTAL_READS (the encoder skips the total when no field it reads changed): a field
-    marked never read, or read only with a scored flag that is clear, does not move the running total."""
+    marked never read, or read only with another field nonzero that is 0, does not move the running total."""
     from boardzoo.envs.get_on_board.rules import Rules
 
     g = make_game("get_on_board_v0")
@@ -291,7 +291,7 @@ def test_running_total_reads_table():
                 continue
             base = sh[:]
             if r >= 0:
-                base[r] = 0  # the row is not scored: its count is not read
+                base[r] = 0  # e.g. the row is not scored: its count is not read
             other = base[:]
             other[i] = int(rng.integers(ranges[i][0], ranges[i][1] + 1))
             assert g.rules.total(other, False) == g.rules.total(base, False), SHEET_FIELDS[i]
