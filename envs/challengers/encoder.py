@@ -36,11 +36,11 @@ from .rules import (
 )
 
 SEATS = MAX_PLAYERS  # relative human slots (me first)
-DECKISH = frozenset((Phase.CHOOSE, Phase.DRAW, Phase.PICK, Phase.RECRUIT, Phase.REMOVE))
-MATCHISH = frozenset((Phase.STARTER, Phase.REVEAL, Phase.TROPHY, Phase.END))
-P_END, P_DRAW, P_FINAL_REMOVE = Phase.END, Phase.DRAW, Phase.FINAL_REMOVE
+# plain ints, as the state's ``phase_id`` (an IntEnum member hashes differently in a set)
+DECKISH = frozenset(map(int, (Phase.CHOOSE, Phase.DRAW, Phase.PICK, Phase.RECRUIT, Phase.REMOVE)))
+P_END, P_DRAW, P_FINAL_REMOVE = int(Phase.END), int(Phase.DRAW), int(Phase.FINAL_REMOVE)
 QUARTERS = np.arange(256, dtype=np.float32) * np.float32(0.25)  # copies (< 256) x 0.25
-SHOWING = frozenset((Phase.DRAW, Phase.PICK, Phase.RECRUIT))
+SHOWING = frozenset(map(int, (Phase.DRAW, Phase.PICK, Phase.RECRUIT)))
 
 
 BLANK_DISPLAY = [-1] * DISPLAY
@@ -52,6 +52,7 @@ class SeatView:
 
     __slots__ = (
         "key",
+        "rnd",
         "o",
         "mv",
         "public",
@@ -67,7 +68,8 @@ class SeatView:
     )
 
     def __init__(self, size: int) -> None:
-        self.key: tuple = ()  # the public events the public blocks were written for
+        self.key = -1  # the rules' public event count the public blocks were written for (-1: none)
+        self.rnd = 0  # the round written (0: none)
         self.o = np.zeros(size, np.float32)
         self.mv: Any = self.o.data  # single float32 stores through a memoryview: cheaper than numpy's
         self.public: list[list[int]] = [[] for _ in range(SEATS)]  # public decks written, me first ([]: none)
@@ -119,21 +121,9 @@ class ChallengersEncoder(Encoder):
         changes; the per-step entries (phase, own step, display, own deck, piles, turn marks, action
         features) are rewritten by ``_update`` where their inputs changed: a few stores instead of
         whole blocks. ``encode_full`` is the plain reference (the tests compare the two)."""
-        ph = state.phase_id
-        # Every public event changes this key between two looks of a seat: decks go public as the
-        # match phase starts or the final begins; trophies are won one per match (``state.match``
-        # counts the matches of the round, the round or the end follows the last); tokens only grow;
-        # sets and the bot's extra cards change in the setup only.
-        key = (
-            state.round,
-            ph in MATCHISH,
-            ph == P_END,
-            state.match,
-            sum(state.tokens),
-            len(state.finalists),
-            sum(state.in_play),
-            state.bot_drawn,
-        )
+        # The rules count every public event (decks go public, trophies, tokens, the round, finalists,
+        # sets and the bot's extra cards, the end): the count is the key of the public blocks.
+        key = state.events
         cache = state.encoder_cache
         if cache is None:
             cache = state.encoder_cache = {}
@@ -219,7 +209,7 @@ class ChallengersEncoder(Encoder):
             view.o[f : f + self.game.num_actions] = action_features(state, seat) if me_deciding else 0.0
             view.feats = me_deciding
 
-    def _write_public(self, view: SeatView, state: ChallengersState, seat: int, key: tuple | None = None) -> None:
+    def _write_public(self, view: SeatView, state: ChallengersState, seat: int, key: int | None = None) -> None:
         """(Re)write every block but the per-step entries: round, players, draft options, public
         decks, the bot, the seats, the sets in play. Numbers are computed as Python floats and rounded
         to float32 on the write. The public decks and the seats' rows are rewritten where they differ
@@ -228,9 +218,10 @@ class ChallengersEncoder(Encoder):
         o, mv = view.o, view.mv
         T = self.T
         n = state.num_players
-        if view.key:  # the round written last (the key's first entry)
-            mv[self.rnd + view.key[0] - 1] = 0.0
+        if view.rnd:  # the round written last
+            mv[self.rnd + view.rnd - 1] = 0.0
         mv[self.rnd + state.round - 1] = 1
+        view.rnd = state.round
         mv[self.players + n - 1] = 1
         options = [0.0] * 8  # per option: level A/B/C one-hot, keep k (x0.5)
         if state.round <= ROUNDS:
@@ -293,7 +284,7 @@ class ChallengersEncoder(Encoder):
             mv[self.sets + i] = float(on)
 
     def _trophy_stats(
-        self, state: ChallengersState, key: tuple | None
+        self, state: ChallengersState, key: int | None
     ) -> tuple[list[int], list[int], list[int], list[int], int]:
         """Per participant: trophies won, the latest round won, the sum of rounds won, fans (tokens
         and trophy values); and the trophies removed with the bot. The same for every seat: kept in

@@ -42,7 +42,8 @@ Version history:
         at public events and diffs the per-step entries against what it last wrote (single entries
         through a memoryview), a seat's public decks and seat rows where they changed, trophy stats
         once per public event for all seats; chance draws by bisection on running totals; AURA
-        totals in one pass over the bench.
+        totals in one pass over the bench. Phases held as plain ints (``phase_id``; saved states
+        unchanged); the rules count public events (``events``), the encoder's key for its public blocks.
 """
 
 from __future__ import annotations
@@ -114,7 +115,9 @@ class Phase(IntEnum):
     END = 12
 
 
-# the phases as module globals (a class attribute lookup per test costs on the hot path)
+# the phases as module globals, plain ints: ``phase_id`` holds a plain int (Phase(phase_id) names it),
+# since CPython compares exact ints on a fast path and IntEnum members on the slow one; saved states
+# are unchanged (the int). Sets of phases must hold these ints (an IntEnum's hash differs).
 (
     P_SETUP_SETS,
     P_BOT_SETUP,
@@ -129,7 +132,7 @@ class Phase(IntEnum):
     P_FINAL_TIE,
     P_FINAL_REMOVE,
     P_END,
-) = tuple(Phase)
+) = tuple(int(p) for p in Phase)
 DECISIONS = frozenset((P_CHOOSE, P_PICK, P_REMOVE, P_FINAL_REMOVE))
 # event codes of the match log (render only)
 EV_REVEAL, EV_CAPTURE, EV_LOSE_DECK, EV_LOSE_BENCH, EV_START = range(5)
@@ -317,7 +320,7 @@ class ChallengersGame(Game):
 
     def _state_from_dict(self, d: dict) -> ChallengersState:
         st = ChallengersState(self, d["num_players"])
-        st.phase_id = Phase(d["phase"])
+        st.phase_id = int(Phase(d["phase"]))  # checked, stored as a plain int
         st.round, st.turn, st.seat, st.option = d["round"], d["turn"], d["seat"], d["option"]
         st.picks, st.redraw = d["picks"], d["redraw"]
         st.display = list(d["display"])
@@ -385,6 +388,10 @@ class ChallengersState(State):
         self.winner = -1
         self.finalists: list[int] = []
         self.log: list[list[int]] = []
+        # public events so far (tokens, trophies, decks made public, round, finalists, sets, the bot's
+        # cards, the end): the encoder's cache key for its public blocks; not saved (a loaded state has
+        # no encoder cache), only ever increased
+        self.events = 0
         self._mask = None
         if self.bot >= 0:  # spec 2.4: the bot's own cards
             b = self.decks[self.bot]
@@ -402,7 +409,7 @@ class ChallengersState(State):
         return CHANCE
 
     def phase(self) -> str:
-        return self.phase_id.name.lower()
+        return Phase(self.phase_id).name.lower()
 
     def _start(self) -> None:
         self._after_sets()
@@ -426,6 +433,7 @@ class ChallengersState(State):
                 self.phase_id = P_BOT_SETUP
                 return
             self.bot_drawn += 1  # an empty pile and discard: nothing to draw
+            self.events += 1
         self._begin_round()
 
     def _count_piles(self) -> None:
@@ -459,6 +467,7 @@ class ChallengersState(State):
         g = self.game
         if self.bot >= 0 and self.round in g.ace_rounds:  # CH-V2
             self.decks[self.bot][g.ace_type] += 1
+        self.events += 1  # a new round
         self.turn = 0
         self._begin_deck_phase()
 
@@ -659,15 +668,18 @@ class ChallengersState(State):
             self.pile_size[g.level[a]] -= 1
             self.decks[self.bot][a] += 1  # Selected effects of the bot's cards do not resolve (2.2)
             self.bot_drawn += 1
+            self.events += 1
             self._bot_setup()
         elif ph == P_FINAL_TIE:
             self.finalists.append(a)
+            self.events += 1
             self._settle_finalists()
 
     def _remove_set(self, s: int) -> None:
         """Setup 1: a removed themed set's cards leave the piles."""
         g = self.game
         self.in_play[s] = False
+        self.events += 1
         for t in range(g.num_types):
             if g.set_of[t] == s and g.level[t] != LV_S:
                 self.pile[t] = 0
@@ -684,6 +696,7 @@ class ChallengersState(State):
         if g.kw[t] == KW_SELECTED:
             if g.op[t] == OP_FANS:
                 self.tokens[self.seat] += g.x[t]
+                self.events += 1
             elif g.op[t] == OP_RECRUIT and self._ready_pile(LV_A):
                 self.phase_id = P_RECRUIT
                 return
@@ -700,6 +713,7 @@ class ChallengersState(State):
         T = self.game.num_types
         for s in range(self.num_players):  # 7: decks become public at the match phase
             self.public[s] = self.decks[s][:T]
+        self.events += 1
         self.match = 0
         self._begin_match()
 
@@ -745,6 +759,7 @@ class ChallengersState(State):
         p = self.pairs()[self.match][side]
         if p != self.bot or self.num_players == 1:
             self.tokens[p] += f
+            self.events += 1
 
     def _auras(self, side: int) -> list[int]:
         """Per set: AURA from ``side``'s bench for an active card of that set (same-name copies add
@@ -882,6 +897,7 @@ class ChallengersState(State):
         self._clear_match()
         if self.round == FINAL_ROUND:  # CH-R32
             self.phase_id = P_END
+            self.events += 1
             return
         self.phase_id = P_TROPHY  # CH-R24
 
@@ -891,6 +907,7 @@ class ChallengersState(State):
         w = self.winner
         removed = w == self.bot and self.num_players > 1
         self.trophies[self.round - 1][k] = REMOVED if removed else w
+        self.events += 1
         self.winner = -1
         self.match += 1
         if self.match < len(self.pairs()):
@@ -919,12 +936,15 @@ class ChallengersState(State):
             if abs(f0 - f1) >= self.game.early_lead:
                 self.winner = 0 if f0 > f1 else 1
                 self.phase_id = P_END
+                self.events += 1
                 return
             if self.round == ROUNDS:  # CH-R29
                 self.phase_id = P_END
+                self.events += 1
                 return
         elif self.round == ROUNDS:  # CH-R30
             self.round = FINAL_ROUND
+            self.events += 1
             self._settle_finalists()
             return
         self.round += 1
@@ -954,6 +974,7 @@ class ChallengersState(State):
             tied = self._tied()
             if len(tied) == 1 or len(tied) <= 2 - len(self.finalists):
                 self.finalists.extend(tied)
+                self.events += 1
             else:
                 self.phase_id = P_FINAL_TIE
                 return
@@ -970,6 +991,7 @@ class ChallengersState(State):
         T = self.game.num_types
         for s in self.finalists:
             self.public[s] = self.decks[s][:T]
+        self.events += 1
         self.match = 0
         self._begin_match()  # CH-R32: the final, a normal match
 
