@@ -42,7 +42,8 @@ Version history:
         re-reads a seat's running total only when a field the total reads changed
         (``Rules.RUNNING_TOTAL_READS``: sight counts never, a tourist/worker count only once its row
         is scored, students and internships only with a school), so filling an unscored row or a
-        write that changes nothing costs no recompute.
+        write that changes nothing costs no recompute; ``Rules.points`` spells max(0, ★ box) as
+        comparisons (no builtin calls).
 """
 
 from __future__ import annotations
@@ -330,13 +331,15 @@ class Rules:
         else:  # the running total: scored rows only
             tour = (tv[sh[T0]] if sh[TS0] else 0) + (tv[sh[T1]] if sh[TS1] else 0) + (tv[sh[T2]] if sh[TS2] else 0)
             off = (ov[sh[B0]] if sh[BS0] else 0) + (ov[sh[B1]] if sh[BS1] else 0) + (ov[sh[B2]] if sh[BS2] else 0)
+        # ★ boxes count max(0, value) (-1: not written), spelt as comparisons (no builtin call: hot path)
+        sight = sh[SL] if sh[SL] > sh[SD] else sh[SD]
         return (
             self.grandma_cum[sh[GR]],
-            (sh[ST] + sh[IN]) * sh[SC] + max(0, sh[SSTAR]),
+            (sh[ST] + sh[IN]) * sh[SC] + (sh[SSTAR] if sh[SSTAR] > 0 else 0),
             tour,
-            max(0, sh[SL], sh[SD]),
+            sight if sight > 0 else 0,
             off,
-            max(0, sh[OSTAR]),
+            sh[OSTAR] if sh[OSTAR] > 0 else 0,
             sh[C0] + sh[C1],
             self.personal_value if (final and personal_met) else 0,
             self.tz_cum[sh[TZ]],
