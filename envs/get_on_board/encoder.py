@@ -277,7 +277,8 @@ class GetOnBoardEncoder(Encoder):
             nr = self.n_roads
             marker_o = v.offs[8]
             for x in new:
-                p, r = divmod(x, nr)
+                p = x // nr  # seat and road (divmod without the builtin call)
+                r = x - p * nr
                 k = nroute[p]
                 nroute[p] = k + 1
                 rt = routes[p]

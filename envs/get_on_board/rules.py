@@ -43,7 +43,8 @@ Version history:
         (``Rules.RUNNING_TOTAL_READS``: sight counts never, a tourist/worker count only once its row
         is scored, students and internships only with a school), so filling an unscored row or a
         write that changes nothing costs no recompute; ``Rules.points`` spells max(0, ★ box) as
-        comparisons (no builtin calls).
+        comparisons (no builtin calls), as do the traffic cap in ``_place`` and the encoder's
+        marker-log split.
 """
 
 from __future__ import annotations
@@ -963,7 +964,8 @@ class GetOnBoardState(State):
         marks = self.marks
         c = g.popcount[marks[r]] + m.black[r]  # GB-R21
         if c:
-            sh[TR] = min(g.tr_max, sh[TR] + c)
+            t = sh[TR] + c
+            sh[TR] = t if t < g.tr_max else g.tr_max  # min(), without the builtin call
             written |= 2
         marks[r] |= 1 << p
         route.append(q)
