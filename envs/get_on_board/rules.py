@@ -44,7 +44,7 @@ Version history:
         is scored, students and internships only with a school), so filling an unscored row or a
         write that changes nothing costs no recompute; ``Rules.points`` spells max(0, ★ box) as
         comparisons (no builtin calls), as do the traffic cap in ``_place`` and the encoder's
-        marker-log split.
+        marker-log split; ``is_legal_chance`` takes a plain int without isinstance checks.
 """
 
 from __future__ import annotations
@@ -797,6 +797,8 @@ class GetOnBoardState(State):
         return out[int(rng.integers(len(out)))]
 
     def is_legal_chance(self, outcome: Any) -> bool:
+        if outcome.__class__ is int:  # the usual case (is_legal normalises): no isinstance checks
+            return outcome in self._chance_list()
         if isinstance(outcome, (bool, np.bool_)) or not isinstance(outcome, (int, np.integer)):
             return False
         return outcome in self._chance_list()
