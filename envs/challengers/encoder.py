@@ -21,6 +21,7 @@ from ..core.encoder import Encoder, Layout
 from .rules import (
     A_PICK,
     A_REMOVE,
+    DECISIONS,
     DISPLAY,
     FINAL_ROUND,
     LV_A,
@@ -148,7 +149,7 @@ class ChallengersEncoder(Encoder):
         mv = view.mv
         T = self.T
         ph = state.phase_id
-        me_deciding = state.current_player() == seat
+        me_deciding = ph in DECISIONS and state.seat == seat  # current_player() == seat, without the call
         if me_deciding or ph == P_END:
             at = (self.phase + ph, 1.0)
         elif ph in DECKISH or ph == P_FINAL_REMOVE:

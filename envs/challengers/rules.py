@@ -574,7 +574,7 @@ class ChallengersState(State):
             cum = list(accumulate(self.undrawn[self._reveal_side()]))
             return bisect_right(cum, int(rng.random() * cum[-1]))
         if ph in (P_DRAW, P_RECRUIT, P_BOT_SETUP):
-            lv = self._draw_level()
+            lv = self._draft()[0] if ph == P_DRAW else self._draw_level()  # the display's draws: one call less
             cum = list(accumulate(self.game.level_get[lv](self.pile)))
             return self.game.level_types[lv][bisect_right(cum, int(rng.random() * cum[-1]))]
         outs = self.chance_outcomes()
