@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from checks import assert_bot_decisions_legal
 from tinygames import TinyNimGame
 
 from boardzoo.envs import ConfigError, make_game, names
-from boardzoo.envs.core.bots import HeuristicBot, choose
+from boardzoo.envs.core.bots import HeuristicBot
 from boardzoo.envs.core.game import CHANCE
 from boardzoo.envs.core.rollout import RolloutBot
 from boardzoo.training.bots import check_spec, make_bot
@@ -61,21 +62,7 @@ def test_rollout_never_chooses_a_masked_action(env_id):
     rng = np.random.default_rng(1)
     bot = make_bot("rollout:1", game, 0, seed=2)
     bot.candidates = 2  # keep it cheap: two candidates, one playout each
-    st = game.new_initial_state(type(game).default_players)
-    decisions = 0
-    while not st.is_terminal() and decisions < 9:
-        p = st.current_player()
-        if p == CHANCE:
-            st.apply_action(st.sample_chance(rng))
-            continue
-        mask = st.legal_mask()
-        if decisions % 4 == 0:
-            a = choose(bot, st, p, rng)
-            assert mask[a], f"{env_id}: the rollout bot chose masked action {a}"
-        else:
-            a = int(rng.choice(np.flatnonzero(mask)))
-        st.apply_action(a)
-        decisions += 1
+    assert_bot_decisions_legal(game, [bot], rng, decisions=9, every=4, label="rollout")
 
 
 @pytest.mark.parametrize("spec", ["rollout:0", "rollout:x", "rollout:-1"])

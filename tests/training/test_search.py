@@ -6,6 +6,7 @@ import time
 
 import numpy as np
 import pytest
+from checks import assert_bot_decisions_legal
 
 from boardzoo.envs import make_game, names
 from boardzoo.envs.core.bots import choose
@@ -41,21 +42,7 @@ def test_search_never_chooses_a_masked_action(env_id):
     rng = np.random.default_rng(1)
     pol, val = _random_net(game, rng)
     bots = [SearchBot(pol, val, simulations=6, seed=2), SearchBot(pol, None, simulations=3, rollout_steps=20, seed=3)]
-    st = game.new_initial_state(type(game).default_players)
-    decisions = 0
-    while not st.is_terminal() and decisions < 12:
-        p = st.current_player()
-        if p == CHANCE:
-            st.apply_action(st.sample_chance(rng))
-            continue
-        mask = st.legal_mask()
-        if decisions % 3 == 0:  # searched decisions, the rest random (reach later phases quickly)
-            a = choose(bots[decisions % 2], st, p, rng)
-            assert mask[a], f"{env_id}: the search bot chose masked action {a}"
-        else:
-            a = int(rng.choice(np.flatnonzero(mask)))
-        st.apply_action(a)
-        decisions += 1
+    assert_bot_decisions_legal(game, bots, rng, decisions=12, every=3, label="search")
 
 
 def _nim(tiny_games, pile):
