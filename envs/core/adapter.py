@@ -21,6 +21,8 @@ from pettingzoo import AECEnv, ParallelEnv
 
 from .game import CHANCE, TERMINAL, BoardZooError, ConfigError, Game, IllegalActionError, State, as_action
 
+_F32 = np.dtype(np.float32)
+
 REWARD_MODES = ("win", "score")
 ILLEGAL_MODES = ("raise", "penalize")
 
@@ -257,7 +259,9 @@ class BoardZooAEC(_Core, AECEnv):
         seat = self._seat.get(agent)
         if seat is None:
             raise BoardZooError(f"{self.game.env_id}: no agent {agent!r}; agents are {self.possible_agents}")
-        obs = np.array(st.observation(seat), dtype=np.float32)  # copies: the caller owns them
+        obs = st.observation(seat)  # a fresh float32 array (the encoder's contract): the caller owns it
+        if obs.dtype is not _F32:  # a game without an encoder (tests' toy games) may hand out others
+            obs = obs.astype(np.float32)
         if st.current_player() == seat:
             return {"observation": obs, "action_mask": st.legal_mask().copy()}
         return {"observation": obs, "action_mask": np.zeros(self.game.num_actions, dtype=np.int8)}
@@ -336,7 +340,7 @@ class BoardZooParallel(_Core, ParallelEnv):
             else:
                 mask = np.zeros(self.game.num_actions, dtype=np.int8)
             out[self.possible_agents[i]] = {
-                "observation": np.array(st.observation(i), dtype=np.float32),
+                "observation": st.observation(i).astype(np.float32, copy=False),  # fresh (encoder contract)
                 "action_mask": mask,
             }
         return out

@@ -105,7 +105,9 @@ class Encoder:
         raise NotImplementedError
 
     def encode(self, state: Any, seat: int) -> np.ndarray:
-        """What ``seat`` sees of ``state`` (a State of this encoder's game)."""
+        """What ``seat`` sees of ``state`` (a State of this encoder's game): a fresh float32 array of
+        ``size`` entries that the caller owns. Return a copy of any cache, never the cache itself:
+        the adapter hands the array out without copying it again (the conformance suite checks it)."""
         raise NotImplementedError
 
     def __repr__(self) -> str:

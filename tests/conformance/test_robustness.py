@@ -245,6 +245,33 @@ def test_handed_out_arrays_are_copies(env_id):
         env.step(int(rng.choice(legal)))
 
 
+@pytest.mark.parametrize("env_id,opts,n", CASES)
+def test_observations_are_fresh_arrays(env_id, opts, n):
+    """The encoder contract the adapter relies on (it no longer copies): ``observation(seat)`` is a
+    new float32 array of the declared size each call, and writing into it changes nothing."""
+    game = make_game(env_id, **opts)
+    rng = np.random.default_rng(11)
+    checked = 0
+
+    def check(st):
+        nonlocal checked
+        if rng.random() > 0.1:
+            return
+        for seat in range(n):
+            first = st.observation(seat)
+            assert first.dtype == np.float32 and first.shape == (game.observation_size,)
+            kept = first.copy()
+            first[:] = -7.0
+            second = st.observation(seat)
+            assert second is not first and not np.shares_memory(first, second)
+            np.testing.assert_array_equal(second, kept, err_msg=f"{env_id} seat {seat}: a write leaked into the state")
+        checked += 1
+
+    for _ in range(3):
+        _random_playout(game.new_initial_state(n), rng, on_state=check)
+    assert checked
+
+
 @pytest.mark.parametrize("env_id", names())
 def test_integer_like_actions(env_id):
     env = make(env_id)
