@@ -11,7 +11,7 @@ import numpy as np
 
 from ..core.encoder import Encoder, Layout
 from .evaluate import action_values
-from .rules import NUM_MARKERS, MetromaniaGame, MetromaniaState, Phase
+from .rules import NUM_MARKERS, P_DEAL, MetromaniaGame, MetromaniaState, Phase
 
 MAX_PLAYERS = 4
 SCORE_HALF = 10.0  # scores as s / (s + 10): in [0, 1) whatever the score
@@ -71,7 +71,7 @@ class MetromaniaEncoder(Encoder):
             b.arr[self.seats : self.seats + n] = 1
             b.arr[self.gates] = 1  # gates free
         o = b.o
-        if not b.layout and state.phase_id >= Phase.DEAL:  # the layout, fixed from here on
+        if not b.layout and state.phase_id >= P_DEAL:  # the layout, fixed from here on
             b.arr[self.tri_kind + np.asarray(state.kinds) * nt + self._arange_t] = 1
             b.layout = True
         if not b.dealt and state.deal >= 0:  # the marker owners

@@ -192,11 +192,23 @@ def district_kinds() -> tuple[tuple[int, ...], ...]:
 
 def layout_kinds(perm: list[int] | tuple[int, ...], rots: list[int] | tuple[int, ...]) -> list[int]:
     """Kind of every triangle for districts ``perm[slot]`` with rotations ``rots[slot]`` (MM-R2)."""
-    g = geometry()
-    dk = district_kinds()
-    kinds = [BLANK] * g.num_triangles
+    kinds = [BLANK] * geometry().num_triangles
+    placed = district_placements()
     for s, (t, k) in enumerate(zip(perm, rots)):
-        cells = g.slot_cells[s][k]
-        for i, kind in enumerate(dk[t]):
-            kinds[cells[i]] = kind
+        for tri, kind in placed[s][t][k]:
+            kinds[tri] = kind
     return kinds
+
+
+@cache
+def district_placements() -> tuple[tuple[tuple[tuple[tuple[int, int], ...], ...], ...], ...]:
+    """``[slot][district][rotation]``: the (triangle, kind) pairs of the district's non-blank cells
+    in that slot and rotation (what ``layout_kinds`` writes over the blank board)."""
+    g = geometry()
+    return tuple(
+        tuple(
+            tuple(tuple((cells[i], kind) for i, kind in enumerate(dk) if kind != BLANK) for cells in g.slot_cells[s])
+            for dk in district_kinds()
+        )
+        for s in range(6)
+    )

@@ -27,6 +27,10 @@ Version history:
         once per step; chance draws without arrays (the same draws); one trip network for the
         seven test trips; markers in hand remembered; the heuristic's action values (bot and
         ``action_features``) read distances from plain lists.
+    0.1.0 dev: faster (behaviour and observations unchanged; golden identical): phases held as
+        plain ints; chance draws without the (outcome, p) pairs; the layout written from each
+        district's non-blank cells only; trip 7's lake and park corners in one pass, the trip
+        network's vertex of each node listed once.
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ import numpy as np
 from ..core.game import CHANCE, TERMINAL, Game, Option, State
 from ..core.schema import Bool, Dict, Int, List, Spec
 from .data import components
-from .geometry import COM, ENT, LAKE, PARK, RES, TYPE_KIND, Geometry, geometry, layout_kinds
+from .geometry import COM, ENT, LAKE, RES, TYPE_KIND, Geometry, geometry, layout_kinds
 
 A_START = 0
 A_EXTEND = 30
@@ -69,7 +73,10 @@ class Phase(IntEnum):
     END = 8
 
 
-CHANCE_PHASES = (Phase.DISTRICT, Phase.ROTATION, Phase.DEAL, Phase.START_PLAYER)
+# The phases as plain ints (what ``phase_id`` holds; ``Phase(phase_id)`` names one): the hot paths
+# compare against these module constants, as reading an IntEnum member costs a class attribute lookup.
+P_DISTRICT, P_ROTATION, P_DEAL, P_START_PLAYER, P_MAIN, P_DIG, P_MARKER, P_END_STATION, P_END = map(int, Phase)
+CHANCE_PHASES = (P_DISTRICT, P_ROTATION, P_DEAL, P_START_PLAYER)
 
 
 def forbidden_sides(side: int) -> tuple[int, int, int]:
@@ -122,6 +129,7 @@ class TripNet:
                     if i != j:
                         adj[i].append((j, change))
         self.nodes, self.at, self.adj, self.rides = nodes, at, adj, rides
+        self.vertex = [v for v, _ in nodes]  # node id -> its station vertex (ids in insertion order)
 
     def search(self, sources: Iterable[int], targets: Iterable[int]) -> tuple[int | None, set[int], list[int]]:
         """``trip_search`` on this network."""
@@ -162,7 +170,7 @@ class TripNet:
         for x, y, li in rides:
             if ds[x] + ride + dt[y] == best or ds[y] + ride + dt[x] == best:
                 used.add(li)
-        verts = {i: v for (v, _), i in nodes.items()}
+        verts = self.vertex
         node = min((i for v in dst for i in at[v] if ds[i] == best), default=-1)
         route = [verts[node]]
         while ds[node] > 0:  # walk back along one fastest route
@@ -330,7 +338,7 @@ class MetromaniaGame(Game):
 
     def _state_from_dict(self, d: dict) -> MetromaniaState:
         st = MetromaniaState(self, d["num_players"])
-        st.phase_id = Phase(d["phase"])
+        st.phase_id = int(d["phase"])
         st.perm = list(d["districts"])
         st.rots = list(d["rotations"])
         st.deal = d["deal"]
@@ -356,7 +364,7 @@ class MetromaniaState(State):
     def __init__(self, game: MetromaniaGame, num_players: int):
         self.game = game
         self.num_players = n = num_players
-        self.phase_id = Phase.DISTRICT
+        self.phase_id: int = P_DISTRICT
         self.perm: list[int] = []
         self.rots: list[int] = []
         self.deal = -1
@@ -752,23 +760,23 @@ class MetromaniaState(State):
     # ------------------------------------------------------------ turn structure
     def current_player(self) -> int:
         ph = self.phase_id
-        if ph < Phase.MAIN:  # CHANCE_PHASES
+        if ph < P_MAIN:  # CHANCE_PHASES
             return CHANCE
-        if ph == Phase.END:
+        if ph == P_END:
             return TERMINAL
         return self.to_move
 
     def phase(self) -> str:
-        return self.phase_id.name.lower()
+        return Phase(self.phase_id).name.lower()
 
     def chance_outcomes(self) -> list[tuple[Any, float]]:
         ph = self.phase_id
-        if ph == Phase.DISTRICT:
+        if ph == P_DISTRICT:
             left = [t for t in range(6) if t not in self.perm]
             return [(t, 1.0 / len(left)) for t in left]
-        if ph == Phase.ROTATION:
+        if ph == P_ROTATION:
             return [(k, 1.0 / 3) for k in range(3)]
-        if ph == Phase.DEAL:
+        if ph == P_DEAL:
             k = len(self.game.deals[self.num_players])
             return [(i, 1.0 / k) for i in range(k)]
         return [(s, 1.0 / self.num_players) for s in range(self.num_players)]
@@ -777,29 +785,35 @@ class MetromaniaState(State):
         if outcome.__class__ is not int:
             return False
         ph = self.phase_id
-        if ph == Phase.DISTRICT:
+        if ph == P_DISTRICT:
             return 0 <= outcome < 6 and outcome not in self.perm
-        if ph == Phase.ROTATION:
+        if ph == P_ROTATION:
             return 0 <= outcome < 3
-        if ph == Phase.DEAL:
+        if ph == P_DEAL:
             return 0 <= outcome < len(self.game.deals[self.num_players])
-        if ph == Phase.START_PLAYER:
+        if ph == P_START_PLAYER:
             return 0 <= outcome < self.num_players
         return False
 
     def sample_chance(self, rng: np.random.Generator) -> Any:
-        if self.phase_id == Phase.DEAL:  # MM-R4/R5: uniform over the valid deals
+        ph = self.phase_id
+        if ph == P_DEAL:  # MM-R4/R5: uniform over the valid deals
             return int(rng.integers(len(self.game.deals[self.num_players])))
-        # the other draws are uniform: the default State.sample_chance's draw, without its arrays
-        outcomes = self.chance_outcomes()
-        return outcomes[bisect_right(_uniform_cdf(len(outcomes)), rng.random())][0]
+        # the other draws are uniform: the default State.sample_chance's draw over the outcomes of
+        # ``chance_outcomes`` (in its order), without its arrays or the (outcome, p) pairs
+        if ph == P_DISTRICT:
+            perm = self.perm
+            left = [t for t in range(6) if t not in perm]
+            return left[bisect_right(_uniform_cdf(len(left)), rng.random())]
+        k = 3 if ph == P_ROTATION else self.num_players  # outcomes 0..k-1
+        return bisect_right(_uniform_cdf(k), rng.random())
 
     def _legal_mask(self) -> np.ndarray:
         m = np.zeros(NUM_ACTIONS, dtype=np.int8)
         out = m.data  # item writes through a memoryview: cheaper than numpy indexing
         ph = self.phase_id
         p = self.to_move
-        if ph == Phase.MAIN:
+        if ph == P_MAIN:
             l0, l1 = 2 * p, 2 * p + 1
             if self.start_gate[l0] < 0:  # MM-R10, MM-R51: the first action starts line 0
                 legal = self.start_gates(l0)
@@ -819,15 +833,15 @@ class MetromaniaState(State):
                     return m
             if not legal:  # MM-R9: pass only when nothing is legal
                 out[A_NOOP] = 1
-        elif ph == Phase.DIG:
+        elif ph == P_DIG:
             if self._dig_mask is not None:  # computed when the Dig went on (_continue_dig)
                 return self._dig_mask
             self._extend_mask(m, p)
-        elif ph == Phase.MARKER:
+        elif ph == P_MARKER:
             t = self.tris[self.pending][-1]
             for mk in self.qualifying_markers(p, t):
                 out[A_MARKER + mk] = 1
-        elif ph == Phase.END_STATION:
+        elif ph == P_END_STATION:
             for v in self.end_station_vertices(self.end_line):
                 out[A_STATION + v] = 1
             out[A_NOOP] = 1
@@ -885,7 +899,7 @@ class MetromaniaState(State):
         elif a < A_MARKER:
             r = a - A_EXTEND
             li = 2 * p + r // 12
-            if ph == Phase.MAIN:
+            if ph == P_MAIN:
                 self.dig_left = self.game.dig_tunnels
             self._extend(li, (r % 12) // 2, r % 2)
         elif a < A_STATION:  # CHOOSE_MARKER (MM-R26)
@@ -905,30 +919,30 @@ class MetromaniaState(State):
             self.has_station.add(h)
             if self.end_station_vertices(li):
                 self.end_line = li
-                self.phase_id = Phase.END_STATION
+                self.phase_id = P_END_STATION
             else:
                 self._end_action()
         else:  # NOOP: pass, or skip the free station
-            self._end_action(passed=ph == Phase.MAIN)
+            self._end_action(passed=ph == P_MAIN)
 
     def _apply_chance(self, a: int) -> None:
         ph = self.phase_id
-        if ph == Phase.DISTRICT:
+        if ph == P_DISTRICT:
             self.perm.append(a)
             if len(self.perm) == 6:
-                self.phase_id = Phase.ROTATION
-        elif ph == Phase.ROTATION:
+                self.phase_id = P_ROTATION
+        elif ph == P_ROTATION:
             self.rots.append(a)
             if len(self.rots) == 6:
                 self.kinds = layout_kinds(self.perm, self.rots)
-                self.phase_id = Phase.DEAL
-        elif ph == Phase.DEAL:
+                self.phase_id = P_DEAL
+        elif ph == P_DEAL:
             self.deal = a
             self.owner = list(self.game.deals[self.num_players][a])
-            self.phase_id = Phase.START_PLAYER
+            self.phase_id = P_START_PLAYER
         else:  # MM-R8
             self.start = self.to_move = a
-            self.phase_id = Phase.MAIN
+            self.phase_id = P_MAIN
 
     def _extend(self, li: int, d: int, s: int) -> None:
         """MM-R52 step 1: the tunnel goes on its triangle, the edge joins the line, w is the head."""
@@ -951,7 +965,7 @@ class MetromaniaState(State):
             q = self.qualifying_markers(li // 2, t)
             if len(q) > 1:
                 self.pending = li
-                self.phase_id = Phase.MARKER
+                self.phase_id = P_MARKER
                 return
             self._place_marker(q[0], t)
         self._after_tunnel(li)
@@ -998,7 +1012,7 @@ class MetromaniaState(State):
             m = np.zeros(NUM_ACTIONS, dtype=np.int8)
             if self._extend_mask(m, self.to_move):
                 self._dig_mask = m
-                self.phase_id = Phase.DIG
+                self.phase_id = P_DIG
                 return
         self._end_action()
 
@@ -1056,10 +1070,10 @@ class MetromaniaState(State):
             self._finish()
             return
         self.to_move = (self.to_move + 1) % n
-        self.phase_id = Phase.MAIN
+        self.phase_id = P_MAIN
 
     def _finish(self) -> None:
-        self.phase_id = Phase.END
+        self.phase_id = P_END
         self.passes = 0
         self._final = None
 
@@ -1085,8 +1099,7 @@ class MetromaniaState(State):
                 src = set(g.tris[a])
                 dst = set(g.tris[b])
             else:
-                src = {v for t, k in enumerate(self.kinds) if k == LAKE for v in g.tris[t]}
-                dst = {v for t, k in enumerate(self.kinds) if k == PARK for v in g.tris[t]}
+                src, dst = self._lake_park_vertices()
             src &= self.has_station
             dst &= self.has_station
             time, used, route = net.search(src, dst)
@@ -1098,6 +1111,16 @@ class MetromaniaState(State):
                 {"run": True, "time": time, "lines": sorted(used), "scorers": scorers, "penalised": pen, "route": route}
             )
         return out
+
+    def _lake_park_vertices(self) -> tuple[set[int], set[int]]:
+        """The corners of lake triangles and of park triangles (trip 7, MM-R40)."""
+        lake: set[int] = set()
+        park: set[int] = set()
+        tris = self.game.geo.tris
+        for t, k in enumerate(self.kinds):
+            if k >= LAKE:
+                (lake if k == LAKE else park).update(tris[t])
+        return lake, park
 
     def final_scoring(self) -> tuple[list[int], list[int], list[dict]]:
         """(final points per seat added to the game's points, trips scored per seat, trips)."""
@@ -1125,7 +1148,7 @@ class MetromaniaState(State):
 
     def scores(self) -> list[float]:
         """MM-R55: the totals after final scoring (at the end), else the points so far."""
-        if self.phase_id != Phase.END:
+        if self.phase_id != P_END:
             return [float(x) for x in self.score]
         add = self.final_scoring()[0]
         return [float(x + y) for x, y in zip(self.score, add)]
@@ -1133,14 +1156,14 @@ class MetromaniaState(State):
     def winners(self) -> list[int]:
         """MM-R49: highest score, then more trips scored; a remaining tie is shared."""
         s = self.scores()
-        count = self.final_scoring()[1] if self.phase_id == Phase.END else [0] * self.num_players
+        count = self.final_scoring()[1] if self.phase_id == P_END else [0] * self.num_players
         best = max((s[p], count[p]) for p in range(self.num_players))
         return [p for p in range(self.num_players) if (s[p], count[p]) == best]
 
     # ------------------------------------------------------------ saved states
     def _to_dict(self) -> dict:
         return {
-            "phase": int(self.phase_id),
+            "phase": self.phase_id,
             "districts": list(self.perm),
             "rotations": list(self.rots),
             "deal": self.deal,
@@ -1167,14 +1190,14 @@ class MetromaniaState(State):
         ph = self.phase_id
         sd = self.game.step_dir
         setup = ph in CHANCE_PHASES
-        want_perm = 6 if ph >= Phase.ROTATION else len(self.perm)
-        assert len(self.perm) == want_perm and len(self.rots) == (6 if ph >= Phase.DEAL else len(self.rots))
-        if ph == Phase.DISTRICT:
+        want_perm = 6 if ph >= P_ROTATION else len(self.perm)
+        assert len(self.perm) == want_perm and len(self.rots) == (6 if ph >= P_DEAL else len(self.rots))
+        if ph == P_DISTRICT:
             assert len(self.perm) < 6 and not self.rots, "MM-R53: districts first"
-        if ph == Phase.ROTATION:
+        if ph == P_ROTATION:
             assert len(self.rots) < 6
-        assert (self.deal >= 0) == (ph >= Phase.START_PLAYER), "MM-R53: the deal comes after the layout"
-        if ph <= Phase.START_PLAYER:
+        assert (self.deal >= 0) == (ph >= P_START_PLAYER), "MM-R53: the deal comes after the layout"
+        if ph <= P_START_PLAYER:
             assert self.start == 0 and self.to_move == 0, "no seat before the start player is drawn"
         if setup:
             assert not any(self.verts) and not self.stations and not any(self.score), "nothing is built in setup"
@@ -1217,7 +1240,7 @@ class MetromaniaState(State):
             assert o not in g.tri_touch[t], "MM-R24: same letters never touch"
         assert len(set(self.marker_tri[m] for m in placed)) == len(placed), "one marker per triangle"
         open_dest = [t for t in all_tris if self.kinds[t] and t not in self.tri_marker]
-        if ph == Phase.MARKER:
+        if ph == P_MARKER:
             assert 0 <= self.pending < 2 * n and self.pending // 2 == self.to_move
             assert open_dest == [self.tris[self.pending][-1]], "MM-R52: only the newest destination awaits a marker"
             assert len(self.qualifying_markers(self.to_move, open_dest[0])) >= 2 and self.covered
@@ -1226,40 +1249,40 @@ class MetromaniaState(State):
         for v in self.stations:
             assert v in self.vert_lines, "MM-R27: stations stand on lines"
         assert len(self.stations) <= self.game.supply0, "MM-R29: 30 stations"
-        if ph in (Phase.MAIN, Phase.END) or setup:
+        if ph in (P_MAIN, P_END) or setup:
             assert self.dig_left == 0 and not self.covered and self.end_line == -1
-        if ph == Phase.DIG:
+        if ph == P_DIG:
             assert 1 <= self.dig_left < self.game.dig_tunnels and self._can_dig(self.to_move), "MM-R14"
-        if ph == Phase.MARKER:
+        if ph == P_MARKER:
             assert 0 <= self.dig_left < self.game.dig_tunnels
-        if ph == Phase.END_STATION:
+        if ph == P_END_STATION:
             li = self.end_line
             assert 0 <= li < 2 * n and li // 2 == self.to_move and self.finished(li), "MM-R35"
             assert self.end_station_vertices(li) and self.dig_left == 0 and not self.covered
         else:
             assert self.end_line == -1
-        if ph != Phase.MARKER:
-            assert not self.covered or ph == Phase.DIG
+        if ph != P_MARKER:
+            assert not self.covered or ph == P_DIG
         if self.deal < 0:
             assert self.final_left == -1 and self.passes == 0
-        if ph == Phase.MAIN:
+        if ph == P_MAIN:
             assert self.final_left != 0
             if self.final_left < 0:
                 assert not self.triggered(), "MM-R38: a trigger starts the final round"
-        if ph == Phase.END:
+        if ph == P_END:
             assert self.passes == 0
         if self.final_left >= 0:
-            assert self.passes == 0 or ph != Phase.END
+            assert self.passes == 0 or ph != P_END
 
     def action_to_string(self, a: Any) -> str:
         ph = self.phase_id
-        if ph == Phase.DISTRICT:
+        if ph == P_DISTRICT:
             return f"slot {len(self.perm)}: district D{a + 1}"
-        if ph == Phase.ROTATION:
+        if ph == P_ROTATION:
             return f"slot {len(self.rots)}: rotation {a}"
-        if ph == Phase.DEAL:
+        if ph == P_DEAL:
             return f"deal {a}"
-        if ph == Phase.START_PLAYER:
+        if ph == P_START_PLAYER:
             return f"start player {a}"
         if a < A_EXTEND:
             return f"start line {a // 15} at white gate {a % 15}"
@@ -1274,7 +1297,7 @@ class MetromaniaState(State):
             return f"station at {self.game.geo.verts[v]}"
         if a < A_NOOP:
             return f"end line {a - A_END}"
-        return "skip" if ph == Phase.END_STATION else "pass"
+        return "skip" if ph == P_END_STATION else "pass"
 
 
 __all__ = [
