@@ -30,7 +30,9 @@ Version history:
     0.1.0 dev: faster (behaviour and observations unchanged; golden identical): phases held as
         plain ints; chance draws without the (outcome, p) pairs; the layout written from each
         district's non-blank cells only; trip 7's lake and park corners in one pass, the trip
-        network's vertex of each node listed once.
+        network's vertex of each node listed once. A remembered "no" of the MM-R36 search holds
+        until a station is added on a vertex it expanded (``station_log``), not any station; the
+        MM-R38 count stops as soon as it is settled.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ A_NOOP = 195
 NUM_ACTIONS = 196
 NUM_MARKERS = 12
 NO_STEP = 6  # "no previous direction" in the reachability search
+_NOTHING: frozenset[int] = frozenset()
 
 
 class Phase(IntEnum):
@@ -423,6 +426,7 @@ class MetromaniaState(State):
         self._reach: dict[tuple[int, tuple[int, ...]], tuple] = {}  # _reach_known
         self._hands: dict[tuple[int, int, int], tuple[int, ...]] = {}  # _hand
         self.placed = [t for ts in self.tris for t in ts]  # tunnels on the board, in the order placed (since loading)
+        self.station_log = list(self.has_station)  # has_station's vertices, in the order added (since loading)
 
     def clone(self) -> MetromaniaState:
         s = MetromaniaState.__new__(MetromaniaState)
@@ -446,6 +450,7 @@ class MetromaniaState(State):
         s.white_used, s.black_used = set(self.white_used), set(self.black_used)
         s._reach = dict(self._reach)  # entries are never changed in place
         s.placed = list(self.placed)
+        s.station_log = list(self.station_log)
         s._hands = dict(self._hands)
         s._gate_dist = dict(self._gate_dist)
         s.encoder_cache = None
@@ -619,30 +624,40 @@ class MetromaniaState(State):
         known = self._reach_known(li, avoid_sides)
         if known is not None:
             return known
-        gate, path = self._gate_search(li, avoid_sides)
-        g = self.game.geo
-        beside = frozenset(t for k in path for t in (g.tri_left[k], g.tri_right[k]) if t >= 0)
-        memo = (len(self.verts[li]), len(self.has_station), gate, path, beside, len(self.placed))
+        gate, path, visited = self._gate_search(li, avoid_sides)
+        if gate >= 0:
+            g = self.game.geo
+            beside = frozenset(t for k in path for t in (g.tri_left[k], g.tri_right[k]) if t >= 0)
+        else:
+            beside = visited
+        memo = (len(self.verts[li]), len(self.station_log), gate, path, beside, len(self.placed))
         self._reach[(li, avoid_sides)] = memo
         return gate >= 0
 
     def _reach_known(self, li: int, avoid_sides: tuple[int, ...]) -> bool | None:
         """The remembered answer of ``_some_gate_reachable`` where it still holds, else None.
 
-        Remembered per (line, sides) in ``self._reach`` as (line length, stations on the board,
-        gate vertex or -1, the path's steps, the triangles beside them, tunnels placed when the
-        path was last found open). While the line keeps its length (its vertices and tunnel
+        Remembered per (line, sides) in ``self._reach`` as (line length, stations added when the
+        answer was last found to hold, gate vertex or -1, the path's steps, for a "yes" the
+        triangles beside them and for a "no" the vertices the search expanded, tunnels placed when
+        the path was last found open). While the line keeps its length (its vertices and tunnel
         budget), play elsewhere only takes triangles and gates and adds stations (which only allow
-        more sharp turns): so a "no" holds until a station is added, and a "yes" holds while its
-        gate is free and its path's edges still have a free triangle (looked at again only when
-        a tunnel placed since went beside the path: ``self.placed``)."""
+        more sharp turns, at their vertex): so a "no" holds until a station is added on a vertex
+        the search expanded (``self.station_log``), and a "yes" holds while its gate is free and
+        its path's edges still have a free triangle (looked at again only when a tunnel placed
+        since went beside the path: ``self.placed``)."""
         key = (li, avoid_sides)
         memo = self._reach.get(key)
         if memo is None or memo[0] != len(self.verts[li]):
             return None
         length, stations, gate, path, beside, seen = memo
         if gate < 0:
-            return False if stations == len(self.has_station) else None
+            log = self.station_log
+            if stations < len(log):
+                if not beside.isdisjoint(log[stations:]):
+                    return None
+                self._reach[key] = (length, len(log), gate, path, beside, seen)
+            return False
         if self.game.geo.black_at[gate] in self.black_used:
             return None
         placed = self.placed
@@ -665,11 +680,12 @@ class MetromaniaState(State):
                 return False
         return True
 
-    def _gate_search(self, li: int, avoid_sides: tuple[int, ...] = ()) -> tuple[int, list[int]]:
+    def _gate_search(self, li: int, avoid_sides: tuple[int, ...] = ()) -> tuple[int, list[int], frozenset[int]]:
         """MM-R36's search for a free black gate (on a side not in ``avoid_sides``), best-first
         with the hex distance to the nearest such gate as an admissible bound (same answer as the
         breadth-first ``reachable_black_gates``, faster). Returns (the gate vertex reached or -1,
-        the steps ``v * 6 + d`` of the path to it)."""
+        the steps ``v * 6 + d`` of the path to it, last step first; for a "no", the vertices it
+        expanded: only a station added on one of them could change the answer)."""
         key = (len(self.black_used), avoid_sides)
         dist = self._gate_dist.get(key)
         if dist is None:  # black_used only grows: its size tells it apart within a game
@@ -681,13 +697,13 @@ class MetromaniaState(State):
             ]
             dist = self._gate_dist[key] = _gate_distance(tuple(free)) if free else []
         if not dist:
-            return -1, []
+            return -1, [], _NOTHING
         budget = self.unused(li) - 1
         h = self.verts[li][-1]
         if dist[h] == 0:
-            return h, []
+            return h, [], _NOTHING
         if dist[h] > budget:
-            return -1, []
+            return -1, [], _NOTHING
         own = self.vset[li]
         kinds, occ, st = self.kinds, self.tri_line, self.has_station
         steps = extend_steps()  # the board's edges and MM-R19's turns
@@ -717,11 +733,11 @@ class MetromaniaState(State):
                     while prev != start:  # parents lie strictly closer to the start
                         prev, k = parent[prev]
                         path.append(k)
-                    return y, path
+                    return y, path, _NOTHING
                 best[node] = nd
                 parent[node] = ((x, a), x * 6 + (off >> 1))
                 heapq.heappush(heap, (nd + dist[y], -nd, y, node[1]))
-        return -1, []
+        return -1, [], frozenset(x for x, _ in best)
 
     def end_legal(self, li: int) -> bool:
         """MM-R33, MM-R34 (with its exception), MM-R20."""
@@ -893,7 +909,7 @@ class MetromaniaState(State):
             self.vset[li] = {v}
             self.vert_lines.setdefault(v, []).append(li)
             self.white_used.add(gate)
-            self.has_station.add(v)  # MM-R27: the start marker counts as a station
+            self._add_station(v)  # MM-R27: the start marker counts as a station
             self.dig_left = self.game.dig_tunnels - 1
             self._continue_dig()
         elif a < A_MARKER:
@@ -916,7 +932,7 @@ class MetromaniaState(State):
             h = self.verts[li][-1]
             self.end_gate[li] = b = g.black_at[h]
             self.black_used.add(b)
-            self.has_station.add(h)
+            self._add_station(h)
             if self.end_station_vertices(li):
                 self.end_line = li
                 self.phase_id = P_END_STATION
@@ -1002,8 +1018,14 @@ class MetromaniaState(State):
     def _place_station(self, v: int) -> None:
         """A supply station on v; the active player scores MM-R31."""
         self.stations.add(v)
-        self.has_station.add(v)
+        self._add_station(v)
         self.score[self.to_move] += self.station_points(v)
+
+    def _add_station(self, v: int) -> None:
+        """A station (supply station, start or end marker) stands on v: ``has_station`` and its log."""
+        if v not in self.has_station:
+            self.has_station.add(v)
+            self.station_log.append(v)
 
     def _continue_dig(self) -> None:
         """MM-R14: the Dig goes on while tunnels are left and some placement is legal. The DIG
@@ -1030,20 +1052,28 @@ class MetromaniaState(State):
         if done >= need:
             return True
         # MM-R37 for the unfinished lines: first the answers known without a new gate search
-        # (``_unfinishable_known``), which often settle the count; then searches as needed
-        rest = [li for li in range(2 * n) if self.end_gate[li] < 0]
+        # (``_unfinishable_known``), then searches as needed; each stops as soon as the count is
+        # settled (``left``: unfinished lines not looked at yet, which could still count)
+        left = 2 * n - done
         unknown = []
-        for li in rest:
+        for li in range(2 * n):
+            if eg[li] >= 0:
+                continue
             known = self._unfinishable_known(li)
             if known is None:
                 unknown.append(li)
-            elif known:
+                continue
+            left -= 1
+            if known:
                 done += 1
-        if done >= need:
-            return True
-        for i, li in enumerate(unknown):
-            if done + len(unknown) - i < need:
+                if done >= need:
+                    return True
+            elif done + left < need:
                 return False
+        for li in unknown:
+            if done + left < need:
+                return False
+            left -= 1
             if self.unfinishable(li):
                 done += 1
                 if done >= need:
