@@ -33,6 +33,11 @@ Version history:
         action (``evaluate.action_values``: points plus potential for tokens, cubes, cards and the
         central spaces), not only the points of token and cube placements; the default
         observation is unchanged.
+    0.1.0 dev: faster rules (behaviour and observations unchanged; golden identical): the moves keep,
+        per seat, the pattern-code bitmasks (``cbits``), every card place's cube targets and the
+        mask's PLACE_CUBE bits (``targets``, ``cube_mask``; a token re-reads only the cards whose
+        pattern reads a code it changed) and the board points (a token counts again only the parts
+        it can change); ``_recount`` builds them on creation and load.
 """
 
 from __future__ import annotations
@@ -207,17 +212,29 @@ class HarmoniesGame(Game):
         self._targets_memo: dict[tuple[int, ...], int] = {}  # (card, free cube hexes, needed codes' bits) -> targets
         self.nbr_bits = tuple(sum(1 << n for n in self.geo.adjacent[h]) for h in range(self.size))
         self.around_bits = tuple(b | 1 << h for h, b in enumerate(self.nbr_bits))  # a hex and its neighbours
+        # bitmasks over code indices: the codes a stack matches, the codes a card's pattern needs (a
+        # token placed changes a card's cube targets only if the old or new stack matches one of them)
+        self.stack_code_mask = tuple(sum(1 << i for i in codes) for codes in self.stack_codes)
+        self.card_code_mask = {cid: sum(1 << i for i in needs) for cid, (_, needs, _) in self.placements.items()}
 
     # ------------------------------------------------------------ scoring
     def local_points(self, sb: list[int], region: int) -> tuple[int, int, int]:
         """Trees (HA-R25), mountains (HA-R26) and buildings (HA-R28) of the hexes in ``region`` (a
         bitmask), from a board's per-stack bitmasks ``sb`` (``HarmoniesState.stack_bits``): each
         depends only on its hex and its neighbours."""
+        return self.trees_in(sb, region), self.mountains_in(sb, region), self.buildings_in(sb, region)
+
+    def trees_in(self, sb: list[int], region: int) -> int:
+        """HA-R25: trees of the hexes in ``region`` (see ``local_points``)."""
         trees = 0
         for st in TREE_STACKS:
             bits = sb[st] & region
             if bits:
                 trees += self.tree_pts[HEIGHT[st] - 1] * bits.bit_count()
+        return trees
+
+    def mountains_in(self, sb: list[int], region: int) -> int:
+        """HA-R26: mountains of the hexes in ``region`` next to another mountain (see ``local_points``)."""
         nbr = self.nbr_bits
         mountains = 0
         any_mountain = sb[MOUNTAIN_STACKS[0]] | sb[MOUNTAIN_STACKS[1]] | sb[MOUNTAIN_STACKS[2]]
@@ -228,12 +245,17 @@ class HarmoniesGame(Game):
                 bits ^= low
                 if nbr[low.bit_length() - 1] & any_mountain:  # next to another mountain
                     mountains += self.mountain_pts[HEIGHT[st] - 1]
+        return mountains
+
+    def buildings_in(self, sb: list[int], region: int) -> int:
+        """HA-R28: buildings of the hexes in ``region`` with 3 top colours around (see ``local_points``)."""
         buildings = 0
         bits = 0
         for st in BUILDING_STACKS:
             bits |= sb[st]
         bits &= region
         if bits:
+            nbr = self.nbr_bits
             tops = []  # per colour, the hexes it tops (top_bits, inlined: the hot path of place_gains)
             for stacks in TOP_STACKS:
                 t = 0
@@ -246,7 +268,13 @@ class HarmoniesGame(Game):
                 around = nbr[low.bit_length() - 1]
                 if sum(1 for t in tops if around & t) >= self.building_colours:  # top colours around
                     buildings += self.building_pts
-        return trees, mountains, buildings
+        return buildings
+
+    def board_points_of(self, sb: list[int]) -> tuple[int, int, int, int, int]:
+        """Trees, mountains, fields, buildings and water (HA-R25..R29, HA-V1) of a board's per-stack
+        bitmasks ``sb``, counted in full (``HarmoniesState._place`` keeps them up to date)."""
+        trees, mountains, buildings = self.local_points(sb, self.geo.all_bits)
+        return trees, mountains, self.fields_of(top_bits(sb, YELLOW)), buildings, self.water_of(top_bits(sb, BLUE))
 
     def members(self, board: list[int], colour: int) -> int:
         """Bitmask of the hexes whose top token has ``colour``."""
@@ -378,7 +406,6 @@ class HarmoniesGame(Game):
         st.first, st.to_move = d["first"], d["to_move"]
         st.boards = [list(b) for b in d["boards"]]
         st.cubes = [list(c) for c in d["cubes"]]
-        st.sbits = [st._count_bits(p) for p in range(st.num_players)]
         st.places = [[list(p) for p in pl] for pl in d["places"]]
         st.completed = [list(c) for c in d["completed"]]
         st.taken = list(d["taken"])
@@ -387,6 +414,7 @@ class HarmoniesGame(Game):
         st.end_triggered = d["end_triggered"]
         st.discarded = list(d["discarded"])
         st.solo_discards = list(d["solo_discards"])
+        st._recount()
         return st
 
 
@@ -413,9 +441,6 @@ class HarmoniesState(State):
         self.to_move = 0
         self.boards = [[EMPTY] * HEXES for _ in range(n)]  # stack id per hex
         self.cubes = [[0] * HEXES for _ in range(n)]  # card id whose cube is on the hex, 0 = none
-        # per seat, kept with boards and cubes (_place, _place_cube): per stack id the bitmask of the
-        # hexes holding it, then the bitmask of the hexes holding a cube (see stack_bits)
-        self.sbits = [self._count_bits(p) for p in range(n)]
         self.places = [[[0, 0] for _ in range(PLACES)] for _ in range(n)]  # [card id, cubes left]
         self.completed: list[list[int]] = [[] for _ in range(n)]  # completed cards (HA-R19)
         self.taken = [-1] * TAKEN  # colours taken this turn still to place, -1 = none (HA-R33)
@@ -427,8 +452,33 @@ class HarmoniesState(State):
         self.discarded = [0] * 6  # tokens out of the game per colour (HA-R12, HA-V3)
         self.solo_discards: list[int] = []  # display cards discarded in solo (HA-V3)
         self._mask = None
-        self._cube_cache: list = [None] * n  # per seat: (stack bitmasks, places, the mask's PLACE_CUBE bits)
-        self._points_cache: list = [None] * n  # per seat: see _points_entry
+        self._recount()
+
+    def _recount(self) -> None:
+        """Count from the boards, cubes and card places what the moves then keep up to date (``_place``,
+        ``_place_cube``, ``_to_place``), per seat:
+
+        * ``sbits``: per stack id the bitmask of the hexes holding it, then the bitmask of the hexes
+          holding a cube (see ``stack_bits``);
+        * ``cbits``: per pattern code (``game.code_list`` order), the hexes whose stack matches it;
+        * ``targets``: per card place, the hexes where its next cube may go (0: empty place), and
+          ``cube_mask``: the PLACE_CUBE bits of the legal mask made of them;
+        * ``_points_cache``: (``board_points``, {hex: local points of the hex and its neighbours},
+          filled in by ``place_gains``); replaced, never modified, on a change, so clones share it.
+        """
+        n = self.num_players
+        g = self.game
+        self.sbits = [self._count_bits(p) for p in range(n)]
+        self.cbits = [self.code_bits(p, self.stack_bits(p)) for p in range(n)]
+        self.targets = [
+            [self.cube_targets(p, cid, self.cbits[p]) if left else 0 for cid, left in self.places[p]] for p in range(n)
+        ]
+        self.cube_mask = [0] * n
+        for p in range(n):
+            self._set_cube_mask(p)
+        self._points_cache: list[tuple[tuple[int, int, int, int, int], dict[int, int]]] = [
+            (g.board_points_of(self.sbits[p]), {}) for p in range(n)
+        ]
 
     def clone(self) -> HarmoniesState:
         c = object.__new__(HarmoniesState)
@@ -443,14 +493,16 @@ class HarmoniesState(State):
         c.first, c.to_move = self.first, self.to_move
         c.boards, c.cubes = [x[:] for x in self.boards], [x[:] for x in self.cubes]
         c.sbits = [x[:] for x in self.sbits]
+        c.cbits = [x[:] for x in self.cbits]
+        c.targets = [x[:] for x in self.targets]
+        c.cube_mask = self.cube_mask[:]
         c.places = [[q[:] for q in pl] for pl in self.places]
         c.completed = [x[:] for x in self.completed]
         c.taken, c.took, c.took_card, c.taken_from = self.taken[:], self.took, self.took_card, self.taken_from
         c.turns, c.end_triggered = self.turns[:], self.end_triggered
         c.discarded, c.solo_discards = self.discarded[:], self.solo_discards[:]
         c._mask = self._mask
-        c._cube_cache = self._cube_cache[:]  # entries are never modified, only replaced
-        c._points_cache = self._points_cache[:]
+        c._points_cache = self._points_cache[:]  # entries are replaced, never modified
         c.encoder_cache = None
         return c
 
@@ -546,8 +598,11 @@ class HarmoniesState(State):
         return out & ~cb
 
     def code_bits(self, seat: int, bits: tuple[list[int], int] | None = None) -> list[int]:
-        """Per pattern code (``game.code_list`` order): bitmask of hexes whose stack matches it."""
-        sb = (bits if bits is not None else self.stack_bits(seat))[0]
+        """Per pattern code (``game.code_list`` order): bitmask of hexes whose stack matches it (a
+        copy of ``cbits``, or counted from the given ``stack_bits``)."""
+        if bits is None:
+            return self.cbits[seat][:]
+        sb = bits[0]
         have = [0] * len(self.game.code_stacks)
         for st, codes in enumerate(self.game.stack_codes):
             if sb[st]:
@@ -617,24 +672,14 @@ class HarmoniesState(State):
             for i, c in enumerate(self.display):
                 if c:
                     bits |= 1 << (A_CARD + i)
-        return mask_of(bits | self._cube_bits(p))
+        return mask_of(bits | self.cube_mask[p])
 
-    def _cube_bits(self, p: int) -> int:
-        """The PLACE_CUBE part of seat ``p``'s mask (HA-R15..R18), cached in ``_cube_cache`` until
-        the seat's stacks, cubes or card places change (compared by value)."""
-        sb, places = self.sbits[p], self.places[p]
-        cc = self._cube_cache[p]
-        if cc is not None and cc[0] == sb and cc[1] == places:
-            return cc[2]
+    def _set_cube_mask(self, p: int) -> None:
+        """``cube_mask[p]`` from ``targets[p]``: the PLACE_CUBE part of the seat's mask (HA-R15..R18)."""
         bits = 0
-        have = None
-        for c, (card, left) in enumerate(places):
-            if card and left:
-                if have is None:
-                    have = self.code_bits(p)
-                bits |= self.cube_targets(p, card, have) << (A_CUBE + HEXES * c)
-        self._cube_cache[p] = (sb[:], [pl[:] for pl in places], bits)
-        return bits
+        for c, tg in enumerate(self.targets[p]):
+            bits |= tg << (A_CUBE + HEXES * c)
+        self.cube_mask[p] = bits
 
     # ------------------------------------------------------------------ moves
     def _apply(self, a: Any) -> None:
@@ -736,9 +781,11 @@ class HarmoniesState(State):
 
     def _to_place(self, p: int, card: int) -> None:
         """HA-R32: into the lowest free place, filled with its cubes (HA-R14)."""
-        for pl in self.places[p]:
+        for c, pl in enumerate(self.places[p]):
             if not pl[0]:
                 pl[0], pl[1] = card, self.game.cards[card].cubes
+                self.targets[p][c] = self.cube_targets(p, card, self.cbits[p])
+                self._set_cube_mask(p)
                 return
         raise AssertionError("no free card place")  # pragma: no cover - masked by HA-R13
 
@@ -751,13 +798,58 @@ class HarmoniesState(State):
 
     def _place(self, t: int, h: int) -> None:
         p = self.to_move
+        g = self.game
+        colour = self.taken[t]
         old = self.boards[p][h]
-        new = self.boards[p][h] = PLACE_ON[old][self.taken[t]]
+        new = self.boards[p][h] = PLACE_ON[old][colour]
+        bit = 1 << h
         sb = self.sbits[p]
-        sb[old] &= ~(1 << h)
-        sb[new] |= 1 << h
+        sb[old] ^= bit
+        sb[new] |= bit
+        cb = self.cbits[p]
+        for code in g.stack_codes[old]:
+            cb[code] ^= bit
+        for code in g.stack_codes[new]:
+            cb[code] |= bit
+        changed = g.stack_code_mask[old] | g.stack_code_mask[new]  # the codes whose hexes changed
+        if changed:
+            tg = self.targets[p]
+            touched = False
+            for c, (cid, left) in enumerate(self.places[p]):
+                if left and g.card_code_mask[cid] & changed:  # only cards whose pattern reads them
+                    tg[c] = self.cube_targets(p, cid, cb)
+                    touched = True
+            if touched:
+                self._set_cube_mask(p)
+        self._points_cache[p] = (self._points_after(p, h, old, new, colour), {})
         self.taken[t] = -1
         self._settle()
+
+    def _points_after(self, p: int, h: int, old: int, new: int, colour: int) -> tuple[int, int, int, int, int]:
+        """``board_points`` of seat ``p`` after its hex ``h`` went from stack ``old`` to ``new`` (a
+        ``colour`` token; ``sbits`` already updated): the parts the token can change are counted
+        again in full, the others kept."""
+        g = self.game
+        sb = self.sbits[p]
+        trees, mountains, fields, buildings, water = self._points_cache[p][0]
+        every = g.geo.all_bits
+        if IS_TREE[old] or IS_TREE[new]:
+            trees = g.trees_in(sb, every)
+        if IS_MOUNTAIN[old] or IS_MOUNTAIN[new]:
+            mountains = g.mountains_in(sb, every)
+        if colour == YELLOW:  # HA-R6, HA-R7: yellow lies on an empty space, and nothing on it
+            fields = g.fields_of(top_bits(sb, YELLOW))
+        elif colour == BLUE:  # the same for blue
+            water = g.water_of(top_bits(sb, BLUE))
+        if IS_BUILDING[old] or IS_BUILDING[new]:
+            buildings = g.buildings_in(sb, every)
+        elif TOP[old] != TOP[new]:  # a building next to h sees another top colour
+            near = 0
+            for st in BUILDING_STACKS:
+                near |= sb[st]
+            if near & g.nbr_bits[h]:
+                buildings = g.buildings_in(sb, every)
+        return trees, mountains, fields, buildings, water
 
     def _take_card(self, i: int) -> None:
         p = self.to_move
@@ -770,11 +862,17 @@ class HarmoniesState(State):
         p = self.to_move
         pl = self.places[p][c]
         self.cubes[p][h] = pl[0]
-        self.sbits[p][NUM_STACKS] |= 1 << h
+        bit = 1 << h
+        self.sbits[p][NUM_STACKS] |= bit
+        tg = self.targets[p]
+        for i in range(PLACES):  # HA-R17: no cube on a hex holding one
+            tg[i] &= ~bit
         pl[1] -= 1
         if not pl[1]:  # HA-R19: complete; the place is free again (HA-R32)
             self.completed[p].append(pl[0])
             pl[0] = 0
+            tg[c] = 0
+        self._set_cube_mask(p)
         self._settle()
 
     def _settle(self) -> None:
@@ -817,7 +915,7 @@ class HarmoniesState(State):
         """:meth:`breakdown`'s values, in ``POINT_PARTS`` order."""
         g = self.game
         board = self.boards[seat]
-        trees, mountains, fields, buildings, water = self.board_points(seat)
+        trees, mountains, fields, buildings, water = self._points_cache[seat][0]
         cards = 0
         spirit = 0
         for cid in self.completed[seat]:
@@ -836,23 +934,8 @@ class HarmoniesState(State):
 
     def board_points(self, seat: int) -> tuple[int, int, int, int, int]:
         """Trees, mountains, fields, buildings and water of ``seat`` (HA-R25..R29, HA-V1): what its
-        stacks alone score; cached in ``_points_cache`` until they change (compared by value)."""
-        return self._points_entry(seat)[1]
-
-    def _points_entry(self, seat: int) -> tuple[list[int], tuple[int, int, int, int, int], dict[int, int]]:
-        """``_points_cache[seat]`` brought up to date: (the stack bitmasks it holds for, board_points,
-        {hex: local points of the hex and its neighbours}, filled in by ``place_gain``). An entry is
-        a pure function of the stacks, so clones may share it."""
-        sb = self.sbits[seat]
-        stacks = sb[:NUM_STACKS]  # not the cubes
-        cached = self._points_cache[seat]
-        if cached is not None and cached[0] == stacks:
-            return cached
-        g = self.game
-        trees, mountains, buildings = g.local_points(sb, g.geo.all_bits)
-        pts = (trees, mountains, g.fields_of(top_bits(sb, YELLOW)), buildings, g.water_of(top_bits(sb, BLUE)))
-        cached = self._points_cache[seat] = (stacks, pts, {})
-        return cached
+        stacks alone score; kept up to date by ``_place`` (``_points_cache``)."""
+        return self._points_cache[seat][0]
 
     def place_gain(self, seat: int, colour: int, h: int) -> int:
         """Points ``seat`` gains now by placing a ``colour`` token on hex ``h`` (legal there)."""
@@ -865,7 +948,7 @@ class HarmoniesState(State):
         g = self.game
         board = self.boards[seat]
         sb = self.sbits[seat]
-        _, now, local_now = self._points_entry(seat)  # the points before, cached while the stacks stay
+        now, local_now = self._points_cache[seat]  # the points before, kept while the stacks stay
         spirits = [cid for cid in self.completed[seat] if cid >= 33]
         out = {}
         while hexes:
@@ -1006,6 +1089,11 @@ class HarmoniesState(State):
             b = self.boards[p]
             assert all(s == EMPTY for s in b[size:]), "no token outside the board side"
             assert self.sbits[p] == self._count_bits(p), "the stack bitmasks follow the board and cubes"
+            assert self.cbits[p] == self.code_bits(p, self.stack_bits(p)), "the code bitmasks follow the board"
+            assert self.targets[p] == [
+                self.cube_targets(p, cid, self.cbits[p]) if left else 0 for cid, left in self.places[p]
+            ], "cube targets follow the board"
+            assert self._points_cache[p][0] == g.board_points_of(self.sbits[p]), "board points follow the board"
             assert all(not c for c in self.cubes[p][size:]), "no cube outside the board side"
             for s in b:
                 for ch in STACKS[s]:
