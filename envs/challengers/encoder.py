@@ -28,7 +28,6 @@ from .rules import (
     LV_B,
     LV_C,
     MAX_PLAYERS,
-    REMOVED,
     ROUNDS,
     ChallengersGame,
     ChallengersState,
@@ -45,6 +44,7 @@ SHOWING = frozenset(map(int, (Phase.DRAW, Phase.PICK, Phase.RECRUIT)))
 
 
 BLANK_DISPLAY = [-1] * DISPLAY
+NO_STEP = (-1, 0, False)  # the step entries outside my deck phase (all 0.0)
 
 
 class SeatView:
@@ -62,6 +62,10 @@ class SeatView:
         "step",
         "display",
         "deck",
+        "deck_rev",
+        "opts_rnd",
+        "in_play",
+        "bot",
         "pile",
         "discard",
         "turn",
@@ -75,10 +79,14 @@ class SeatView:
         self.mv: Any = self.o.data  # single float32 stores through a memoryview: cheaper than numpy's
         self.public: list[list[int]] = [[] for _ in range(SEATS)]  # public decks written, me first ([]: none)
         self.rows: list[tuple[float, ...]] = [() for _ in range(SEATS + 1)]  # the seats block's rows written
-        self.at = (-1, 0.0)  # (index, value) of the phase entry (-1: none)
-        self.step: tuple[int, int, bool] | None = None  # (option, picks left, redraw used) in my deck phase
+        self.at = -1  # index of the phase entry written (-1: none); its value follows from the index
+        self.step = NO_STEP  # (option, picks left, redraw used) in my deck phase, else NO_STEP
         self.display = BLANK_DISPLAY  # my display while it shows, else all -1
         self.deck: list[int] = []  # my deck ([]: not written)
+        self.deck_rev = -2  # the rules' revision of my deck written (deck_rev; -2: none, never one behind)
+        self.opts_rnd = 0  # the round whose draft options are written (0: none)
+        self.in_play: list[bool] = []  # the sets in play written
+        self.bot: tuple[int, int] | None = None  # the revision of the bot's deck and the round written
         self.pile = [0] * 4  # pile sizes per level (the rules' pile_size)
         self.discard = [0] * 4  # discard sizes per level
         self.turn = (0, 0)  # (first seat, deck phases done) this round; (0, 0) outside the deck phase
@@ -93,6 +101,7 @@ class ChallengersEncoder(Encoder):
         T, TA = g.num_types, g.all_types
         self.T, self.TA = T, TA
         self.phase = L.block("phase", len(Phase))  # one-hot; only my own decision's step, else "waiting"
+        self.waiting = self.phase + P_DRAW  # the entry of another seat's deck phase (0.5)
         self.rnd = L.block("round", FINAL_ROUND)  # one-hot, 8 = the final
         self.players = L.block("players", SEATS)  # one-hot player count 1..8
         self.step = L.block("my_step", 4, 0.0, [1, 1, 2.5, 1])  # option chosen 1/2, picks left (x0.5), redraw used
@@ -100,6 +109,7 @@ class ChallengersEncoder(Encoder):
             "draft_options", 2 * 4, 0.0, [1, 1, 1, 2.5] * 2
         )  # per option: level A/B/C one-hot, keep k (x0.5)
         self.display = L.block("my_display", DISPLAY * T)  # one-hot card type per slot (my deck phase)
+        self.slots = [self.display + i * T for i in range(DISPLAY)]
         self.my_deck = L.block("my_deck", T, 0.0, 2.0)  # my current deck, copies per type (x0.25)
         self.public = L.block("public_decks", SEATS * T, 0.0, 2.0)  # public composition, me first (x0.25)
         self.bot = L.block("bot_deck", TA + 5, 0.0, np.inf)  # the bot's deck (x0.25), its card powers this round (x0.1)
@@ -132,7 +142,7 @@ class ChallengersEncoder(Encoder):
         if view is None:
             view = cache[seat] = SeatView(self.size)
         if view.key != key:
-            self._write_public(view, state, seat, key)
+            self._write_public(view, state, seat)
             view.key = key
         self._update(view, state, seat)
         return view.o.copy()
@@ -147,55 +157,76 @@ class ChallengersEncoder(Encoder):
     def _update(self, view: SeatView, state: ChallengersState, seat: int) -> None:
         """Rewrite the per-step entries of ``view`` for the state, only where their inputs changed."""
         mv = view.mv
-        T = self.T
         ph = state.phase_id
-        me_deciding = ph in DECISIONS and state.seat == seat  # current_player() == seat, without the call
-        if me_deciding or ph == P_END:
-            at = (self.phase + ph, 1.0)
-        elif ph in DECKISH or ph == P_FINAL_REMOVE:
-            at = (self.phase + P_DRAW, 0.5)  # another seat's deck phase: "waiting"
-        else:
-            at = (self.phase + ph, 1.0)  # chance steps of the match phase are public
-        if at != view.at:
-            if view.at[0] >= 0:
-                mv[view.at[0]] = 0.0
-            mv[at[0]] = at[1]
-            view.at = at
+        mine = state.seat == seat
         deckish = ph in DECKISH
-        own = deckish and state.seat == seat
-        step = (state.option, state.picks, state.redraw) if own else None
-        if step != view.step:
-            option, picks, redraw = (-1, 0, False) if step is None else step
-            mv[self.step] = float(option == 0)
-            mv[self.step + 1] = float(option == 1)
-            mv[self.step + 2] = picks * 0.5
-            mv[self.step + 3] = float(redraw)
+        me_deciding = mine and ph in DECISIONS  # current_player() == seat, without the call
+        # the phase entry: another seat's deck phase (and my own draws) read "waiting" (DRAW, 0.5);
+        # my own decision, the end and the public chance steps of the match phase their phase (1.0)
+        at = self.waiting if (deckish or ph == P_FINAL_REMOVE) and not me_deciding else self.phase + ph
+        if at != view.at:
+            if view.at >= 0:
+                mv[view.at] = 0.0
+            mv[at] = 0.5 if at == self.waiting else 1.0
+            view.at = at
+        own = deckish and mine
+        step = (state.option, state.picks, state.redraw) if own else NO_STEP
+        was = view.step
+        if step != was:  # option chosen 1/2, picks left (x0.5), redraw used: the entries that changed
+            b = self.step
+            if step[0] != was[0]:
+                mv[b] = float(step[0] == 0)
+                mv[b + 1] = float(step[0] == 1)
+            if step[1] != was[1]:
+                mv[b + 2] = step[1] * 0.5
+            if step[2] != was[2]:
+                mv[b + 3] = float(step[2])
             view.step = step
         display = state.display if own and ph in SHOWING else BLANK_DISPLAY
         if display != view.display:
-            for i, (was, t) in enumerate(zip(view.display, display)):
-                if was != t:
-                    if was >= 0:
-                        mv[self.display + i * T + was] = 0.0
+            for slot, was_t, t in zip(self.slots, view.display, display):
+                if was_t != t:
+                    if was_t >= 0:
+                        mv[slot + was_t] = 0.0
                     if t >= 0:
-                        mv[self.display + i * T + t] = 1
+                        mv[slot + t] = 1
             view.display = display[:]
-        deck = state.decks[seat]
-        if deck != view.deck:
-            if view.deck:  # the types whose count changed (found by C-level iteration)
-                for t in compress(range(T), map(ne, view.deck, deck)):
+        rev = state.deck_rev[seat]
+        if rev != view.deck_rev:  # my deck changed (the rules count its changes and name the latest)
+            deck = state.decks[seat]
+            t = state.deck_last[seat]
+            if rev == view.deck_rev + 1 and t >= 0:  # one change since: one entry
+                if t < self.T:
                     mv[self.my_deck + t] = deck[t] * 0.25
+                view.deck[t] = deck[t]
+            elif view.deck:  # the types whose count changed (found by C-level iteration)
+                for t in compress(range(self.T), map(ne, view.deck, deck)):
+                    mv[self.my_deck + t] = deck[t] * 0.25
+                view.deck = deck[:]
             else:  # counts < 256: x0.25 by table, exact in float32
-                view.o[self.my_deck : self.my_deck + T] = QUARTERS[np.frombuffer(bytes(deck[:T]), np.uint8)]
-            view.deck = deck[:]
-        pile, discard = state.pile_size, state.discard_size
-        if pile != view.pile or discard != view.discard:  # sizes as a share of the level
-            for i, lv in enumerate((LV_A, LV_B, LV_C)):
-                if pile[lv] != view.pile[lv]:
-                    mv[self.piles + i] = pile[lv] * self.level_scale[i]
-                if discard[lv] != view.discard[lv]:
-                    mv[self.piles + 3 + i] = discard[lv] * self.level_scale[i]
-            view.pile, view.discard = pile[:], discard[:]
+                view.o[self.my_deck : self.my_deck + self.T] = QUARTERS[np.frombuffer(bytes(deck[: self.T]), np.uint8)]
+                view.deck = deck[:]
+            view.deck_rev = rev
+        pile = state.pile_size  # sizes as a share of the level (entries LV_A..LV_C)
+        if pile != view.pile:
+            was_p, sc, b = view.pile, self.level_scale, self.piles
+            if pile[LV_A] != was_p[LV_A]:
+                mv[b] = pile[LV_A] * sc[0]
+            if pile[LV_B] != was_p[LV_B]:
+                mv[b + 1] = pile[LV_B] * sc[1]
+            if pile[LV_C] != was_p[LV_C]:
+                mv[b + 2] = pile[LV_C] * sc[2]
+            view.pile = pile[:]
+        discard = state.discard_size
+        if discard != view.discard:
+            was_d, sc, b = view.discard, self.level_scale, self.piles + 3
+            if discard[LV_A] != was_d[LV_A]:
+                mv[b] = discard[LV_A] * sc[0]
+            if discard[LV_B] != was_d[LV_B]:
+                mv[b + 1] = discard[LV_B] * sc[1]
+            if discard[LV_C] != was_d[LV_C]:
+                mv[b + 2] = discard[LV_C] * sc[2]
+            view.discard = discard[:]
         turn = ((state.round - 1) % state.num_players, state.turn) if deckish else (0, 0)  # public: the turn
         if turn != view.turn:  # who has had their deck phase this round, seat-relative
             n = state.num_players
@@ -210,27 +241,31 @@ class ChallengersEncoder(Encoder):
             view.o[f : f + self.game.num_actions] = action_features(state, seat) if me_deciding else 0.0
             view.feats = me_deciding
 
-    def _write_public(self, view: SeatView, state: ChallengersState, seat: int, key: int | None = None) -> None:
+    def _write_public(self, view: SeatView, state: ChallengersState, seat: int) -> None:
         """(Re)write every block but the per-step entries: round, players, draft options, public
         decks, the bot, the seats, the sets in play. Numbers are computed as Python floats and rounded
-        to float32 on the write. The public decks and the seats' rows are rewritten where they differ
-        from what ``view`` last wrote (between two rounds a deck changes by a few cards)."""
+        to float32 on the write. Each block is rewritten only where it differs from what ``view`` last
+        wrote (the round's blocks when the round changed; between two rounds a deck changes by a few
+        cards)."""
         g = self.game
         o, mv = view.o, view.mv
         T = self.T
         n = state.num_players
-        if view.rnd:  # the round written last
-            mv[self.rnd + view.rnd - 1] = 0.0
-        mv[self.rnd + state.round - 1] = 1
-        view.rnd = state.round
-        mv[self.players + n - 1] = 1
-        options = [0.0] * 8  # per option: level A/B/C one-hot, keep k (x0.5)
-        if state.round <= ROUNDS:
-            for i, (lv, k) in enumerate(g.draft_options(state.round)):
-                options[4 * i + lv - 1] = 1.0
-                options[4 * i + 3] = k * 0.5
-        for i, x in enumerate(options):
-            mv[self.options + i] = x
+        rnd = state.round
+        if rnd != view.rnd:  # the round, its draft options (and, the first time, the player count)
+            if view.rnd:
+                mv[self.rnd + view.rnd - 1] = 0.0
+            else:
+                mv[self.players + n - 1] = 1
+            mv[self.rnd + rnd - 1] = 1
+            view.rnd = rnd
+            options = [0.0] * 8  # per option: level A/B/C one-hot, keep k (x0.5)
+            if rnd <= ROUNDS:
+                for i, (lv, k) in enumerate(g.draft_options(rnd)):
+                    options[4 * i + lv - 1] = 1.0
+                    options[4 * i + 3] = k * 0.5
+            for i, x in enumerate(options):
+                mv[self.options + i] = x
         for k in range(n):  # the public decks, me first (x0.25)
             deck = state.public[(seat + k) % n]
             was = view.public[k]
@@ -243,13 +278,16 @@ class ChallengersEncoder(Encoder):
                     o[at : at + T] = QUARTERS[np.frombuffer(bytes(deck), np.uint8)]
                 view.public[k] = deck[:]
         bot = state.bot
-        if bot >= 0:
+        if bot >= 0 and view.bot != (state.deck_rev[bot], rnd):  # its deck (x0.25) and its powers this round
             o[self.bot : self.bot + self.TA] = QUARTERS[np.frombuffer(bytes(state.decks[bot]), np.uint8)]
-            pw = g.power[state.round]
+            pw = g.power[rnd]
             o[self.bot + self.TA : self.bot + self.TA + 5] = [pw[t] * 0.1 for t in (*g.bot_types, g.ace_type)]
+            view.bot = (state.deck_rev[bot], rnd)
         visible = state.trophies_visible(seat)
-        cnt, top, tot, fans, removed = self._trophy_stats(state, key)
-        pairs = state.pairs() if state.round <= ROUNDS or len(state.finalists) == 2 else []
+        # per participant (the rules keep them): trophies won, the latest round won, the sum of the
+        # rounds won, fans (tokens and trophy values); the trophies removed with the bot
+        tokens, won, top, tot, fans = state.tokens, state.won, state.won_top, state.won_rounds, state.won_fans
+        pairs = state.pairs() if rnd <= ROUNDS or len(state.finalists) == 2 else []
         opp = -1
         for a, b in pairs:
             if a == seat:
@@ -266,11 +304,11 @@ class ChallengersEncoder(Encoder):
                 continue
             vals = (
                 1.0,
-                state.tokens[q] * 0.1,
-                removed / ROUNDS if k == SEATS and n > 1 else cnt[q] / ROUNDS,
+                tokens[q] * 0.1,
+                state.won_removed / ROUNDS if k == SEATS and n > 1 else won[q] / ROUNDS,
                 top[q] / ROUNDS,
                 tot[q] / 28,
-                fans[q] * 0.02 if visible or q == seat else 0.0,
+                (tokens[q] + fans[q]) * 0.02 if visible or q == seat else 0.0,
                 float(q == opp),
                 float(q in fin),
                 sum(state.public[q]) * 0.05 if q < n else sum(state.decks[q]) * 0.05,
@@ -281,36 +319,10 @@ class ChallengersEncoder(Encoder):
                     mv[b + j] = vals[j]
                 mv[b + 9] = vals[8]
                 view.rows[k] = vals
-        for i, on in enumerate(state.in_play):
-            mv[self.sets + i] = float(on)
-
-    def _trophy_stats(
-        self, state: ChallengersState, key: int | None
-    ) -> tuple[list[int], list[int], list[int], list[int], int]:
-        """Per participant: trophies won, the latest round won, the sum of rounds won, fans (tokens
-        and trophy values); and the trophies removed with the bot. The same for every seat: kept in
-        the state's encoder cache under the public-event key (None: not cached)."""
-        cache = state.encoder_cache if key is not None else None
-        got = cache.get("trophies") if cache is not None else None
-        if got is not None and got[0] == key:
-            return got[1]
-        P = state.P
-        cnt, top, tot, fans = [0] * P, [0] * P, [0] * P, list(state.tokens)
-        removed = 0
-        values = self.game.trophies
-        for r, row in enumerate(state.trophies):
-            for j, w in enumerate(row):
-                if w >= 0:
-                    cnt[w] += 1
-                    top[w] = r + 1
-                    tot[w] += r + 1
-                    fans[w] += values[r][j]
-                elif w == REMOVED:
-                    removed += 1
-        stats = (cnt, top, tot, fans, removed)
-        if cache is not None:
-            cache["trophies"] = (key, stats)
-        return stats
+        if state.in_play != view.in_play:
+            for i, on in enumerate(state.in_play):
+                mv[self.sets + i] = float(on)
+            view.in_play = state.in_play[:]
 
 
 def action_features(state: ChallengersState, seat: int) -> np.ndarray:

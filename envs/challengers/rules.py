@@ -44,6 +44,12 @@ Version history:
         once per public event for all seats; chance draws by bisection on running totals; AURA
         totals in one pass over the bench. Phases held as plain ints (``phase_id``; saved states
         unchanged); the rules count public events (``events``), the encoder's key for its public blocks.
+    0.1.0 dev: faster steps (behaviour and observations unchanged; golden identical): the rules keep per
+        deck a revision and the type of its latest change (``deck_rev``, ``deck_last``), so the encoder
+        rewrites one own-deck entry after one change instead of diffing the deck; per-participant trophy
+        totals kept as trophies are awarded (``won*``, ``_count_trophies`` the reference, recounted on
+        load and resample); the REMOVE phase's mask built once per phase and kept as cards go; the
+        encoder rewrites the round's blocks, the bot's block and the sets only when they changed.
 """
 
 from __future__ import annotations
@@ -332,6 +338,7 @@ class ChallengersGame(Game):
         st.public = [list(x) for x in d["public"]]
         st.tokens = list(d["tokens"])
         st.trophies = [list(x) for x in d["trophies"]]
+        st._count_trophies()
         st.bot_drawn, st.match, st.starter, st.flag = d["bot_drawn"], d["match"], d["starter"], d["flag"]
         st.weaken = d["weaken"]
         st.stack = [list(x) for x in d["stack"]]
@@ -372,9 +379,22 @@ class ChallengersState(State):
         self.discard_size = [0] * 4  # and in the discards (_count_piles is the reference)
         self._count_piles()
         self.decks = [list(game.starter) + [0] * 5 for _ in range(P)]
+        # per deck: changes so far and the type of the latest change (-1: several at once), so that a
+        # reader (the encoder's own-deck block) can rewrite one entry after one change instead of
+        # diffing the deck; not saved (a loaded or cloned state starts without reader caches)
+        self.deck_rev = [0] * P
+        self.deck_last = [-1] * P
         self.public = [list(game.starter) for _ in range(n)]
         self.tokens = [0] * P
         self.trophies = [[NO_TROPHY] * 4 for _ in range(ROUNDS)]
+        # per participant, kept as trophies are awarded (_count_trophies is the reference): trophies
+        # won, the latest round won (0: none), the sum of the rounds won, the fans on them; and the
+        # trophies out of the game with the bot
+        self.won = [0] * P
+        self.won_top = [0] * P
+        self.won_rounds = [0] * P
+        self.won_fans = [0] * P
+        self.won_removed = 0
         self.bot_drawn = 0
         self.match = 0
         self.starter = -1
@@ -393,6 +413,8 @@ class ChallengersState(State):
         # no encoder cache), only ever increased
         self.events = 0
         self._mask = None
+        self._rm_mask: np.ndarray | None = None  # the REMOVE phase's mask, kept as cards go (_legal_mask)
+        self._rm_total = 0  # and the cards of that deck
         if self.bot >= 0:  # spec 2.4: the bot's own cards
             b = self.decks[self.bot]
             b[:T] = [0] * T
@@ -466,7 +488,7 @@ class ChallengersState(State):
     def _begin_round(self) -> None:
         g = self.game
         if self.bot >= 0 and self.round in g.ace_rounds:  # CH-V2
-            self.decks[self.bot][g.ace_type] += 1
+            self._gain(self.bot, g.ace_type)
         self.events += 1  # a new round
         self.turn = 0
         self._begin_deck_phase()
@@ -588,11 +610,25 @@ class ChallengersState(State):
     # ------------------------------------------------------------------ decisions
     def _legal_mask(self) -> np.ndarray:
         g = self.game
-        m = np.zeros(g.num_actions, dtype=np.int8)
         ph = self.phase_id
+        if ph in (P_REMOVE, P_FINAL_REMOVE):  # CH-R8, CH-R31: keep at least 1 card
+            # built once per phase and kept as cards go (_apply: a type's last copy, or down to one
+            # card); a copy is handed out. Dropped at DONE and by clone (rebuilt here when missing).
+            rm = self._rm_mask
+            if rm is None:
+                rm = np.zeros(g.num_actions, dtype=np.int8)
+                deck = self.decks[self.seat]
+                self._rm_total = sum(deck)
+                if self._rm_total > 1:
+                    for t in compress(range(g.num_types), deck):  # the types held (a C-level filter)
+                        rm[A_REMOVE + t] = 1
+                rm[g.a_done] = 1
+                self._rm_mask = rm
+            return rm.copy()
+        m = np.zeros(g.num_actions, dtype=np.int8)
         if ph == P_CHOOSE:
             m[A_CHOOSE : A_CHOOSE + len(g.draft_options(self.round))] = 1
-        elif ph == P_PICK:
+        else:  # PICK
             if self.picks > 0:
                 for i, t in enumerate(self.display):
                     if t >= 0:
@@ -602,12 +638,6 @@ class ChallengersState(State):
                 if self.pile_size[lv] or self.discard_size[lv]:
                     m[A_REDRAW] = 1
             m[A_STOP] = 1
-        else:  # REMOVE / FINAL_REMOVE (CH-R8, CH-R31): keep at least 1 card
-            deck = self.decks[self.seat]
-            if sum(deck) > 1:
-                for t in compress(range(g.num_types), deck):  # the types held (a C-level filter)
-                    m[A_REMOVE + t] = 1
-            m[g.a_done] = 1
         return m
 
     def _apply(self, a: Any) -> None:
@@ -639,17 +669,29 @@ class ChallengersState(State):
         elif ph == P_RECRUIT:
             self.pile[a] -= 1
             self.pile_size[LV_A] -= 1
-            self.decks[self.seat][a] += 1  # its own Selected effect does not resolve (2.2)
+            self._gain(self.seat, a)  # its own Selected effect does not resolve (2.2)
             self._after_pick()
         elif ph in (P_REMOVE, P_FINAL_REMOVE):
             if a == g.a_done:
+                self._rm_mask = None
                 if ph == P_REMOVE:
                     self._next_deck_phase()
                 else:
                     self._next_final_remove()
             else:
                 t = a - A_REMOVE
-                self.decks[self.seat][t] -= 1
+                p = self.seat
+                deck = self.decks[p]
+                deck[t] -= 1
+                self.deck_rev[p] += 1
+                self.deck_last[p] = t
+                rm = self._rm_mask
+                if rm is not None:  # the phase's mask as the card goes (see _legal_mask)
+                    self._rm_total -= 1
+                    if self._rm_total == 1:
+                        rm[A_REMOVE : g.a_done] = 0
+                    elif not deck[t]:
+                        rm[a] = 0
                 if g.level[t] != LV_S:  # CH-R8: removed starters leave the game
                     self.discard[t] += 1
                     self.discard_size[g.level[t]] += 1
@@ -666,7 +708,7 @@ class ChallengersState(State):
         elif ph == P_BOT_SETUP:
             self.pile[a] -= 1
             self.pile_size[g.level[a]] -= 1
-            self.decks[self.bot][a] += 1  # Selected effects of the bot's cards do not resolve (2.2)
+            self._gain(self.bot, a)  # Selected effects of the bot's cards do not resolve (2.2)
             self.bot_drawn += 1
             self.events += 1
             self._bot_setup()
@@ -686,12 +728,18 @@ class ChallengersState(State):
         self._count_piles()
         self._after_sets()
 
+    def _gain(self, p: int, t: int) -> None:
+        """A card of type ``t`` joins participant ``p``'s deck (its revision noted: ``deck_rev``)."""
+        self.decks[p][t] += 1
+        self.deck_rev[p] += 1
+        self.deck_last[p] = t
+
     def _pick(self, slot: int) -> None:
         """CH-R4 / CH-R7: the picked card joins the deck; its Selected effect resolves at once."""
         g = self.game
         t = self.display[slot]
         self.display[slot] = -1
-        self.decks[self.seat][t] += 1
+        self._gain(self.seat, t)
         self.picks -= 1
         if g.kw[t] == KW_SELECTED:
             if g.op[t] == OP_FANS:
@@ -905,8 +953,16 @@ class ChallengersState(State):
         """CH-R24 / CH-R26: the winner takes a random trophy of the round (the bot's leave the game
         in 3-7 player games); CH-R25: the decks are whole again for the next match."""
         w = self.winner
-        removed = w == self.bot and self.num_players > 1
-        self.trophies[self.round - 1][k] = REMOVED if removed else w
+        r = self.round
+        if w == self.bot and self.num_players > 1:
+            self.trophies[r - 1][k] = REMOVED
+            self.won_removed += 1
+        else:
+            self.trophies[r - 1][k] = w
+            self.won[w] += 1
+            self.won_top[w] = r  # rounds only go up
+            self.won_rounds[w] += r
+            self.won_fans[w] += self.game.trophies[r - 1][k]
         self.events += 1
         self.winner = -1
         self.match += 1
@@ -915,15 +971,26 @@ class ChallengersState(State):
         else:
             self._end_match_phase()
 
+    def _count_trophies(self) -> None:
+        """Recount the per-participant trophy totals (``won``, ``won_top``, ``won_rounds``,
+        ``won_fans``, ``won_removed``) from ``trophies``; ``_award`` keeps them as trophies are won."""
+        P = self.P
+        self.won, self.won_top, self.won_rounds, self.won_fans = [0] * P, [0] * P, [0] * P, [0] * P
+        self.won_removed = 0
+        values = self.game.trophies
+        for r, row in enumerate(self.trophies):
+            for k, w in enumerate(row):
+                if w >= 0:
+                    self.won[w] += 1
+                    self.won_top[w] = r + 1
+                    self.won_rounds[w] += r + 1
+                    self.won_fans[w] += values[r][k]
+                elif w == REMOVED:
+                    self.won_removed += 1
+
     def fans(self, p: int) -> int:
         """CH-R27: trophy fans plus fan tokens."""
-        tr = self.game.trophies
-        f = self.tokens[p]
-        for r, row in enumerate(self.trophies):
-            for k, o in enumerate(row):
-                if o == p:
-                    f += tr[r][k]
-        return f
+        return self.tokens[p] + self.won_fans[p]
 
     def trophy_rounds(self, p: int) -> list[int]:
         return [r + 1 for r, row in enumerate(self.trophies) for o in row if o == p]
@@ -1054,6 +1121,9 @@ class ChallengersState(State):
                 extra = [t for t in ts for _ in range(max(0, s.decks[q][t] - s.public[q][t]))]
                 for t in extra:
                     s.decks[q][t] -= 1
+                if extra:
+                    s.deck_rev[q] += 1
+                    s.deck_last[q] = -1  # several changes at once
                 pool += extra
                 if extra:
                     slots.append(("deck", q, len(extra)))
@@ -1091,6 +1161,7 @@ class ChallengersState(State):
                 perm = rng.permutation(len(owners))
                 for k, j in zip(ks, perm):
                     row[k] = owners[int(j)]
+            s._count_trophies()
         s._count_piles()
         s._mask = None
         return s
@@ -1143,6 +1214,8 @@ class ChallengersState(State):
         c.public = [x[:] for x in self.public]
         c.tokens = self.tokens[:]
         c.trophies = [x[:] for x in self.trophies]
+        c.won, c.won_top, c.won_rounds, c.won_fans = self.won[:], self.won_top[:], self.won_rounds[:], self.won_fans[:]
+        c.deck_rev, c.deck_last = self.deck_rev[:], self.deck_last[:]
         c.stack = [x[:] for x in self.stack]
         c.attack = [x[:] for x in self.attack]
         c.undrawn = [x[:] for x in self.undrawn]
@@ -1151,6 +1224,7 @@ class ChallengersState(State):
         c.finalists = self.finalists[:]
         c.log = [x[:] for x in self.log]
         c._mask = None
+        c._rm_mask = None
         c.encoder_cache = None
         return c
 
@@ -1202,6 +1276,9 @@ class ChallengersState(State):
         sizes = (self.pile_size[:], self.discard_size[:])
         self._count_piles()
         assert sizes == (self.pile_size, self.discard_size), "the kept pile and discard sizes are exact"
+        kept = (self.won[:], self.won_top[:], self.won_rounds[:], self.won_fans[:], self.won_removed)
+        self._count_trophies()
+        assert kept == (self.won, self.won_top, self.won_rounds, self.won_fans, self.won_removed), "trophy totals"
         for t in g.starter_types:
             assert self.pile[t] == 0 and self.discard[t] == 0 and disp[t] == 0, "starters never in piles"
             assert max(col[t] for col in self.decks) <= g.starter[t], "starter copies (2.1)"
