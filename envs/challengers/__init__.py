@@ -21,6 +21,7 @@ SPEC = GameSpec(
     renderer=render_rgb,
     text=render_text,
     seat_text=render_seat,
+    fair_heuristic=True,  # its heuristic reads only its seat's knowledge (tests/conformance/test_fair_heuristics.py)
 )
 
 __all__ = ["SPEC", "ChallengersGame", "ChallengersState"]

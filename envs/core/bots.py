@@ -47,11 +47,13 @@ class HeuristicBot:
     """Wraps a game's rule-based policy ``policy(state, seat, rng) -> action``.
 
     The policy sees a determinized state (hidden parts re-dealt) so it plays only on what its
-    seat knows. ``act(observation)`` works only inside :func:`choose` or an env that passes the
+    seat knows; a game whose heuristic is checked to read only that (``GameSpec.fair_heuristic``)
+    lets it see the real state instead (``needs_view = False``). ``act(observation)`` works only inside :func:`choose` or an env that passes the
     state; use ``act_state`` directly otherwise.
     """
 
     needs_state = True
+    needs_view = True  # False: the policy reads only its seat's knowledge (GameSpec.fair_heuristic)
 
     def __init__(
         self, policy: Callable[[Any, int, np.random.Generator], int], seed: int | None = None, name: str = "heuristic"
@@ -74,8 +76,12 @@ class HeuristicBot:
 
 
 def choose(bot: Any, state: State, seat: int, rng: np.random.Generator | None = None) -> int:
-    """Ask ``bot`` for ``seat``'s action in ``state`` without letting it see hidden information."""
+    """Ask ``bot`` for ``seat``'s action in ``state`` without letting it see hidden information:
+    a bot that reads the rules state gets a ``resample_hidden`` view, unless it declares
+    ``needs_view = False`` (a heuristic its game declares fair: ``GameSpec.fair_heuristic``)."""
     if getattr(bot, "needs_state", False):
+        if not getattr(bot, "needs_view", True):
+            return int(bot.act_state(state, seat))
         view = state.resample_hidden(seat, rng if rng is not None else np.random.default_rng())
         return int(bot.act_state(view, seat))
     return int(bot.act({"observation": state.observation(seat), "action_mask": state.legal_mask()}))

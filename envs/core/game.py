@@ -277,7 +277,10 @@ class Game:
         spec = type(self)._spec
         if spec is None:
             raise NotImplementedError(f"{self.env_id} has no heuristic bot")
-        return spec.heuristic(self, seat, seed, **style)
+        bot = spec.heuristic(self, seat, seed, **style)
+        if spec.fair_heuristic and not style:
+            bot.needs_view = False  # GameSpec.fair_heuristic: choose() may hand it the real state
+        return bot
 
     def observation_layout(self) -> list[tuple[str, int, int]]:
         """Named blocks of the observation vector: ``[(name, offset, length), ...]`` in order,

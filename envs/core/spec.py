@@ -48,6 +48,12 @@ class GameSpec:
             test_seat_views.py): ``str(state)``, the rgb image and ``seat_view(state, s)`` are
             unchanged by ``state.resample_hidden(s, rng)``, so none of them shows what seat ``s``
             may not know.
+        fair_heuristic: the default heuristic (no style keywords) decides only on what its seat
+            may know and never modifies the state it is given, so :func:`core.bots.choose` hands it
+            the real state instead of a ``resample_hidden`` copy (one clone per decision saved in
+            self-play, arenas and tournaments). Contract, checked for every game that declares it
+            (tests/conformance/test_fair_heuristics.py): the same decision on the state and on its
+            re-dealt views, and the state unchanged by the decision.
     """
 
     rules: type[Game]
@@ -56,6 +62,7 @@ class GameSpec:
     renderer: Callable[[Any], np.ndarray] | None = None  # (state of this game) -> image
     text: Callable[[Any], str] | None = None
     seat_text: Callable[[Any, int], str] | None = None  # (state, seat) -> that seat's private part
+    fair_heuristic: bool = False
 
     def __post_init__(self) -> None:
         self.bind()

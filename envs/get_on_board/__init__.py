@@ -23,6 +23,7 @@ SPEC = GameSpec(
     renderer=render_rgb,
     text=render_text,
     seat_text=seat_text,
+    fair_heuristic=True,  # its heuristic reads only its seat's knowledge (tests/conformance/test_fair_heuristics.py)
 )
 
 __all__ = ["SPEC", "GetOnBoardGame", "GetOnBoardState"]

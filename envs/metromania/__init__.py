@@ -17,7 +17,12 @@ from .render import render_rgb, render_text
 from .rules import MetromaniaGame, MetromaniaState
 
 SPEC = GameSpec(
-    rules=MetromaniaGame, encoder=MetromaniaEncoder, heuristic=heuristic, renderer=render_rgb, text=render_text
+    rules=MetromaniaGame,
+    encoder=MetromaniaEncoder,
+    heuristic=heuristic,
+    renderer=render_rgb,
+    text=render_text,
+    fair_heuristic=True,  # its heuristic reads only its seat's knowledge (tests/conformance/test_fair_heuristics.py)
 )
 
 __all__ = ["SPEC", "MetromaniaGame", "MetromaniaState"]
