@@ -7,6 +7,9 @@ The layout is declared once in ``build``; RULES.md shows the table."""
 
 from __future__ import annotations
 
+from functools import reduce
+from operator import or_, xor
+
 import numpy as np
 
 from ..core.encoder import Encoder, Layout
@@ -41,69 +44,29 @@ def action_features(state: HarmoniesState, seat: int) -> np.ndarray:
     return (action_values(state, seat) * FEATURE_SCALE).astype(np.float32)
 
 
-class _SeatEntry:
-    """One seat's board, card places and points blocks (``HarmoniesEncoder.encode``), with copies of
-    what they were written from: the seat's stack and cube bitmasks (``state.sbits``, which follow
-    the board and cubes), board, places and completed cards. ``encode`` compares those by value (so
-    nothing else has to report a change); ``update`` rewrites only the hexes that differ."""
+class _Seat:
+    """What one seat's blocks of a view (``_View.seats``) were last written from: its stack and cube
+    bitmasks (``state.sbits``, which follow the board and cubes), board, card places and completed
+    cards. ``encode`` compares them by value (so nothing else has to report a change) and rewrites
+    only the hexes and card places that differ, and the points when any of them differs."""
 
-    __slots__ = ("sb", "board", "places", "completed", "board_block", "places_block", "parts", "gen", "places_gen")
+    __slots__ = ("sb", "board", "places", "completed")
 
-    def __init__(self) -> None:
-        self.sb: list[int] = []
+    def __init__(self, spaces: int) -> None:
+        self.sb = [0] * (NUM_STACKS + 1)  # as written at first: the empty board (``spaces``: its hexes), no cube
+        self.sb[EMPTY] = spaces
         self.board = [EMPTY] * HEXES
-        self.places: list | None = None
+        self.places = [[0, 0] for _ in range(PLACES)]
         self.completed: list[int] | None = None
-        self.board_block = np.zeros(HEXES * HEX_FEATURES, np.float32)  # per hex: stack one-hot, cube
-        self.board_block[np.arange(HEXES) * HEX_FEATURES + EMPTY] = 1
-        self.places_block = np.zeros(PLACES * PLACE_FEATURES, np.float32)  # per place: card one-hot, cubes left / 5
-        self.parts = np.zeros(SCORE_PARTS + 1, np.float32)  # points by category / 20, then cubes on board / 20
-        self.gen = 0  # bumped on every change
-        self.places_gen = 0  # the gen at which the places block last changed
-
-    def update(self, state: HarmoniesState, p: int) -> None:
-        """Bring the blocks up to date with seat ``p`` of ``state`` (the caller found a difference)."""
-        sb, board, places, completed = state.sbits[p], state.boards[p], state.places[p], state.completed[p]
-        self.gen += 1
-        b = self.board_block
-        if self.sb != sb:
-            was = self.sb or [0] * (NUM_STACKS + 1)
-            changed = 0  # hexes whose stack changed
-            for st in range(NUM_STACKS):
-                changed |= was[st] ^ sb[st]
-            while changed:
-                low = changed & -changed
-                changed ^= low
-                h = low.bit_length() - 1
-                b[h * HEX_FEATURES + self.board[h]] = 0
-                b[h * HEX_FEATURES + board[h]] = 1
-            changed = was[NUM_STACKS] ^ sb[NUM_STACKS]  # hexes whose cube changed
-            while changed:
-                low = changed & -changed
-                changed ^= low
-                b[(low.bit_length() - 1) * HEX_FEATURES + NUM_STACKS] = (sb[NUM_STACKS] & low) != 0
-            self.sb = sb[:]
-            self.board = board[:]
-        if self.places != places:
-            pb = self.places_block
-            pb[:] = 0
-            for c, (cid, left) in enumerate(places):
-                if cid:
-                    pb[c * PLACE_FEATURES + cid - 1] = 1
-                    pb[c * PLACE_FEATURES + CARDS] = left / 5
-            self.places = [pl[:] for pl in places]
-            self.places_gen = self.gen
-        self.completed = completed[:]
-        self.parts[:] = [v * SCORE_SCALE for v in state.points(p)] + [state.cubes_on_board(p) / 20]
 
 
 class _View:
     """One seat's cached observation (``HarmoniesEncoder.encode``): the array and what its blocks
     were last written from (None: not yet written)."""
 
-    __slots__ = ("o", "turn", "bag", "central", "taken", "display", "offers", "first", "deck", "shown")
+    __slots__ = ("o", "turn", "bag", "central", "taken", "display", "offers", "first", "deck", "seats")
 
-    def __init__(self, size: int, n: int):
+    def __init__(self, size: int, n: int, spaces: int):
         self.o = np.zeros(size, np.float32)
         self.turn: tuple | None = None  # phase, took, took_card, end_triggered
         self.bag: list[int] | None = None
@@ -113,7 +76,7 @@ class _View:
         self.offers: list[int] | None = None
         self.first: int | None = None
         self.deck = -1
-        self.shown: list[int] = [-1] * n  # per position k (me first), the gen of the seat entry written there
+        self.seats = [_Seat(spaces) for _ in range(n)]  # per position k (me first)
 
 
 class HarmoniesEncoder(Encoder):
@@ -138,23 +101,44 @@ class HarmoniesEncoder(Encoder):
             self.action_features = "action_features"
         self._hex_index = np.arange(HEXES) * HEX_FEATURES  # offset of each hex in a board block
 
+    @staticmethod
+    def _write_board(o: np.ndarray, base: int, w: _Seat, sb: list[int], board: list[int]) -> None:
+        """Rewrite, in the board block at ``base``, the hexes whose stack or cube differs from what
+        ``w`` holds (found from the stack and cube bitmasks), and bring ``w`` up to date."""
+        was = w.sb
+        changed = reduce(or_, map(xor, was, sb))  # hexes whose stack or cube changed
+        cubes = was[NUM_STACKS] ^ sb[NUM_STACKS]
+        old = w.board
+        while changed:
+            low = changed & -changed
+            changed ^= low
+            h = low.bit_length() - 1
+            at = base + h * HEX_FEATURES
+            o[at + old[h]] = 0
+            o[at + board[h]] = 1
+            if cubes & low:
+                o[at + NUM_STACKS] = (sb[NUM_STACKS] & low) != 0
+        w.sb = sb[:]
+        w.board = board[:]
+
     def encode(self, state: HarmoniesState, seat: int) -> np.ndarray:
         """Writes only what changed since the last call into the seat's cached observation and
         returns a copy. The cache (``state.encoder_cache``, read and written only here; a clone or a
         loaded state starts without one) keeps per seat a ``_View``: the array and copies of what
-        each block was written from, compared by value (so nothing else has to report a change);
-        and per seat its board, places and points blocks (``_SeatEntry``)."""
+        each block was written from, compared by value (so nothing else has to report a change)."""
         n = state.num_players
-        cache = state.encoder_cache
-        if cache is None:
-            cache = state.encoder_cache = ([None] * n, [None] * n)
-        entries, views = cache
+        views = state.encoder_cache
+        if views is None:
+            views = state.encoder_cache = [None] * n
         v = views[seat]
         if v is None:
-            v = views[seat] = _View(self.size, n)
+            v = views[seat] = _View(self.size, n, self.game.geo.all_bits)
             g = self.game
             for i, flag in enumerate((n == 1, g.spirits, g.side == "B")):  # fixed for the game
                 v.o[self.flags + 2 + i] = flag
+            for k in range(n):  # every seat present, its board empty
+                v.o[self.seats + 3 * k] = 1
+                v.o[self.boards + k * HEXES * HEX_FEATURES + self._hex_index + EMPTY] = 1
         o = v.o
         key = (state.phase_id, state.took, state.took_card, state.end_triggered)
         if v.turn != key:
@@ -196,24 +180,33 @@ class HarmoniesEncoder(Encoder):
             o[self.offers : self.offers + 2 * 10] = 0
             for i, c in enumerate(offers):
                 o[self.offers + 10 * i + c - 33] = 1
-        bw, pw = HEXES * HEX_FEATURES, PLACES * PLACE_FEATURES
-        shown = v.shown
         for k in range(n):
             p = (seat + k) % n
-            e = entries[p]
-            if e is None:
-                e = entries[p] = _SeatEntry()
-            if not (e.sb == state.sbits[p] and e.places == state.places[p] and e.completed == state.completed[p]):
-                e.update(state, p)
-            if shown[k] != e.gen:
-                if shown[k] < e.places_gen:
-                    o[self.places + k * pw : self.places + (k + 1) * pw] = e.places_block
-                shown[k] = e.gen
-                o[self.boards + k * bw : self.boards + (k + 1) * bw] = e.board_block
-                parts = e.parts
-                o[self.scores + SCORE_PARTS * k : self.scores + SCORE_PARTS * (k + 1)] = parts[:SCORE_PARTS]
-                o[self.seats + 3 * k] = 1
-                o[self.seats + 3 * k + 2] = parts[SCORE_PARTS]
+            w = v.seats[k]
+            sb = state.sbits[p]
+            places = state.places[p]
+            completed = state.completed[p]
+            if w.sb == sb and w.places == places and w.completed == completed:
+                continue
+            if w.sb != sb:
+                self._write_board(o, self.boards + k * HEXES * HEX_FEATURES, w, sb, state.boards[p])
+            if w.places != places:
+                base = self.places + k * PLACES * PLACE_FEATURES
+                for c, (cid, left) in enumerate(places):
+                    was = w.places[c]
+                    if was[0] != cid or was[1] != left:
+                        at = base + c * PLACE_FEATURES
+                        if was[0]:
+                            o[at + was[0] - 1] = 0
+                        if cid:
+                            o[at + cid - 1] = 1
+                        o[at + CARDS] = left / 5
+                        was[0], was[1] = cid, left
+            w.completed = completed[:]
+            o[self.scores + SCORE_PARTS * k : self.scores + SCORE_PARTS * (k + 1)] = [
+                x * SCORE_SCALE for x in state.points(p)
+            ]
+            o[self.seats + 3 * k + 2] = state.cubes_on_board(p) / 20
         if v.first != state.first:
             v.first = state.first
             for k in range(n):

@@ -37,7 +37,9 @@ Version history:
         per seat, the pattern-code bitmasks (``cbits``), every card place's cube targets and the
         mask's PLACE_CUBE bits (``targets``, ``cube_mask``; a token re-reads only the cards whose
         pattern reads a code it changed) and the board points (a token counts again only the parts
-        it can change); ``_recount`` builds them on creation and load.
+        it can change); ``_recount`` builds them on creation and load. The encoder writes the
+        changed hexes, card places and points straight into each seat's cached observation (no
+        per-seat blocks copied in).
 """
 
 from __future__ import annotations
