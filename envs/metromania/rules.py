@@ -32,7 +32,8 @@ Version history:
         district's non-blank cells only; trip 7's lake and park corners in one pass, the trip
         network's vertex of each node listed once. A remembered "no" of the MM-R36 search holds
         until a station is added on a vertex it expanded (``station_log``), not any station; the
-        MM-R38 count stops as soon as it is settled.
+        MM-R38 count stops as soon as it is settled. Each line's last direction kept (``last_d``);
+        the MAIN mask's station entries without sets or sorting; END tested on the head's gate first.
 """
 
 from __future__ import annotations
@@ -399,6 +400,8 @@ class MetromaniaState(State):
         self.line_edges: list[list[int]] = [[] for _ in self.verts]  # per line, its edges in order (tris[li] beside)
         self.vert_lines: dict[int, list[int]] = {}
         self.vset: list[set[int]] = [set(v) for v in self.verts]
+        # per line, the direction of its last edge (-1: fewer than two vertices), as ``extend_steps`` reads it
+        self.last_d = [self.game.step_dir[(vs[-2], vs[-1])] if len(vs) >= 2 else -1 for vs in self.verts]
         for li, (vs, ts) in enumerate(zip(self.verts, self.tris)):
             for t in ts:
                 self.tri_line[t] = li
@@ -444,6 +447,7 @@ class MetromaniaState(State):
         s.line_edges = [list(e) for e in self.line_edges]
         s.vert_lines = {k: list(v) for k, v in self.vert_lines.items()}
         s.vset = [set(v) for v in self.vset]
+        s.last_d = list(self.last_d)
         s.tri_marker = dict(self.tri_marker)
         s.owner = list(self.owner)
         s.has_station = set(self.has_station)
@@ -477,8 +481,8 @@ class MetromaniaState(State):
         return self.verts[li][-1]
 
     def last_dir(self, li: int) -> int:
-        vs = self.verts[li]
-        return self.game.step_dir[(vs[-2], vs[-1])] if len(vs) >= 2 else -1
+        """Direction of line li's last edge (-1: no edge yet)."""
+        return self.last_d[li]
 
     def hand(self, seat: int) -> list[int]:
         """The markers ``seat`` still holds (in marker order)."""
@@ -537,7 +541,7 @@ class MetromaniaState(State):
     def _may_cover(self, seat: int, t: int) -> bool:
         """A tunnel of ``seat`` on the free, non-blank triangle t: no lake or park (MM-R17), one
         destination per action (MM-R25), a marker for it (MM-R23)."""
-        return self.kinds[t] < LAKE and not self.covered and bool(self.qualifying_markers(seat, t))
+        return self.kinds[t] < LAKE and not self.covered and bool(self._qualifying(self._hand(seat), t))
 
     def _can_dig(self, seat: int) -> bool:
         return self._extend_mask(np.zeros(NUM_ACTIONS, dtype=np.int8), seat)
@@ -550,7 +554,8 @@ class MetromaniaState(State):
         bad: tuple[int, ...] = ()
         if li % 2 == 1 and self.start_gate[li - 1] >= 0:
             bad = forbidden_sides(self.start_side(li - 1))
-        return [w for w in range(len(g.white_gates)) if w not in self.white_used and g.white_side[w] not in bad]
+        used, side = self.white_used, g.white_side
+        return [w for w in range(len(side)) if w not in used and side[w] not in bad]
 
     def reachable_black_gates(self, li: int, stop_at_first: bool = False) -> set[int]:
         """Free black gates reachable for line li (MM-R36): breadth-first search over (vertex,
@@ -611,9 +616,10 @@ class MetromaniaState(State):
         """MM-R37 where it needs no new gate search (None: it does)."""
         if self.end_gate[li] >= 0:
             return False
-        if self.start_gate[li] < 0:
+        vs = self.verts[li]  # empty until the line is started
+        if not vs:
             return not self.start_gates(li)
-        if self.unused(li) < 1:
+        if self.game.tunnels - len(vs) < 1:  # ``unused`` of a started, unfinished line
             return True
         known = self._reach_known(li, ())
         return None if known is None else not known
@@ -741,11 +747,12 @@ class MetromaniaState(State):
 
     def end_legal(self, li: int) -> bool:
         """MM-R33, MM-R34 (with its exception), MM-R20."""
-        if self.start_gate[li] < 0 or self.end_gate[li] >= 0 or self.unused(li) < 1:
+        vs = self.verts[li]  # empty until the line is started
+        if not vs or self.end_gate[li] >= 0:
             return False
         g = self.game.geo
-        b = g.black_at[self.verts[li][-1]]
-        if b < 0 or b in self.black_used:
+        b = g.black_at[vs[-1]]  # the head's black gate first: most heads have none
+        if b < 0 or b in self.black_used or self.unused(li) < 1:
             return False
         bad = forbidden_sides(self.start_side(li))
         if g.black_side[b] not in bad:
@@ -754,13 +761,17 @@ class MetromaniaState(State):
 
     def build_station_vertices(self, seat: int) -> list[int]:
         """MM-R30/R32: station-free vertices of own started, unfinished lines, start gate excluded."""
-        if self.supply <= 0:
+        return sorted(set(self._station_candidates(seat)))
+
+    def _station_candidates(self, seat: int) -> list[int]:
+        """``build_station_vertices`` unsorted, a vertex listed once per line through it. The
+        start gate needs no test of its own: its start marker is a station (``has_station``)."""
+        if len(self.stations) >= self.game.supply0:  # no supply (MM-R29)
             return []
-        out: set[int] = set()
-        for li in (2 * seat, 2 * seat + 1):
-            if self.start_gate[li] >= 0 and self.end_gate[li] < 0:
-                out.update(self.verts[li][1:])
-        return sorted(out - self.has_station)
+        hs, sg, eg = self.has_station, self.start_gate, self.end_gate
+        return [
+            v for li in (2 * seat, 2 * seat + 1) if sg[li] >= 0 and eg[li] < 0 for v in self.verts[li] if v not in hs
+        ]
 
     def end_station_vertices(self, li: int) -> list[int]:
         """MM-R35: any station-free vertex of the line just ended."""
@@ -839,7 +850,7 @@ class MetromaniaState(State):
                 legal = self.start_gates(l1)  # MM-R12
                 for w in legal:
                     out[A_START + 15 + w] = 1
-                stations = self.build_station_vertices(p)  # MM-R30
+                stations = self._station_candidates(p)  # MM-R30
                 for v in stations:
                     out[A_STATION + v] = 1
                 ends = [ln for ln in (0, 1) if self.end_legal(2 * p + ln)]
@@ -868,7 +879,6 @@ class MetromaniaState(State):
         with the line-level checks done once per line and the geometric ones (board edge, MM-R19's
         turns) read from ``extend_steps``. Returns whether any is legal."""
         kinds, occ = self.kinds, self.tri_line
-        sd = self.game.step_dir
         tunnels = self.game.tunnels
         steps = extend_steps()
         out = m.data  # item writes through a memoryview: cheaper than numpy indexing
@@ -881,9 +891,8 @@ class MetromaniaState(State):
                 continue
             own = self.vset[li]
             h = vs[-1]
-            a = sd[(vs[-2], h)] if len(vs) >= 2 else -1
             base = A_EXTEND + 12 * ln
-            for off, w, t0, t1 in steps[(h * 7 + a + 1) * 2 + (h in self.has_station)]:
+            for off, w, t0, t1 in steps[(h * 7 + self.last_d[li] + 1) * 2 + (h in self.has_station)]:
                 if w in own:  # MM-R18
                     continue
                 # side 0 (left), side 1 (right): a free triangle (MM-R17, MM-R22), blank or a destination
@@ -969,6 +978,7 @@ class MetromaniaState(State):
         t = (g.tri_right if s else g.tri_left)[k]
         self.verts[li].append(w)
         self.vset[li].add(w)
+        self.last_d[li] = d
         self.tris[li].append(t)
         self.tri_line[t] = li
         self.edge_lines.setdefault(g.edge[k], []).append(li)
