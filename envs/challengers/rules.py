@@ -50,6 +50,11 @@ Version history:
         totals kept as trophies are awarded (``won*``, ``_count_trophies`` the reference, recounted on
         load and resample); the REMOVE phase's mask built once per phase and kept as cards go; the
         encoder rewrites the round's blocks, the bot's block and the sets only when they changed.
+        Per level the pile's cards as one list in type order (``pile_cards``): a card draw is its k-th
+        entry (the same outcome as the bisection); per match side the bench's AURA totals kept as cards
+        join and leave it (``aura``; ``_auras`` the reference); a reveal inlines its side and log
+        entry; the display's draws skip _continue_fill while the pile holds cards; the PICK mask built
+        as bytes.
 """
 
 from __future__ import annotations
@@ -345,6 +350,7 @@ class ChallengersGame(Game):
         st.attack = [list(x) for x in d["attack"]]
         st.undrawn = [list(x) for x in d["undrawn"]]
         st.bench = [[list(s) for s in b] for b in d["bench"]]
+        st.aura = [st._auras(0), st._auras(1)]
         st.resting = [list(x) for x in d["resting"]]
         st.winner = d["winner"]
         st.finalists = list(d["finalists"])
@@ -377,6 +383,9 @@ class ChallengersState(State):
         self.discard = [0] * T
         self.pile_size = [0] * 4  # cards per level (LV_A..LV_C) in the piles, kept as they change
         self.discard_size = [0] * 4  # and in the discards (_count_piles is the reference)
+        # per level the pile's cards as one list in type order, a type per copy (kept as cards are
+        # drawn): a uniform draw from the pile is its k-th entry (sample_chance)
+        self.pile_cards: list[list[int]] = [[], [], [], []]
         self._count_piles()
         self.decks = [list(game.starter) + [0] * 5 for _ in range(P)]
         # per deck: changes so far and the type of the latest change (-1: several at once), so that a
@@ -404,6 +413,8 @@ class ChallengersState(State):
         self.attack: list[list[int]] = []
         self.undrawn = [[0] * TA, [0] * TA]
         self.bench = [[[-1, 0] for _ in range(game.bench_seats)] for _ in range(2)]
+        # per side and set: the AURA of its bench, kept as cards join and leave it (_auras is the reference)
+        self.aura = [[0] * game.num_sets, [0] * game.num_sets]
         self.resting = [[0] * TA, [0] * TA]
         self.winner = -1
         self.finalists: list[int] = []
@@ -465,6 +476,12 @@ class ChallengersState(State):
         for lv in (LV_A, LV_B, LV_C):
             self.pile_size[lv] = sum(get[lv](self.pile))
             self.discard_size[lv] = sum(get[lv](self.discard))
+            self._list_pile(lv)
+
+    def _list_pile(self, lv: int) -> None:
+        """``pile_cards[lv]`` from the pile's counts."""
+        p = self.pile
+        self.pile_cards[lv] = [t for t in self.game.level_types[lv] for _ in range(p[t])]
 
     def _pile_size(self, lv: int) -> int:
         return self.pile_size[lv]
@@ -483,6 +500,7 @@ class ChallengersState(State):
                 d[t] = 0
         self.pile_size[lv] = self.discard_size[lv]
         self.discard_size[lv] = 0
+        self._list_pile(lv)
         return True
 
     def _begin_round(self) -> None:
@@ -590,15 +608,17 @@ class ChallengersState(State):
 
     def sample_chance(self, rng: np.random.Generator) -> int:
         ph = self.phase_id
-        # a card with probability copies / total: the first type whose running total passes
-        # k = int(u * total) (a bisection on the running totals)
+        # a card with probability copies / total: with k = int(u * total), the first type whose
+        # running total passes k (a bisection on the running totals), i.e. the k-th card in type order
+        if ph == P_DRAW:  # the display's draws (the most common node): the level inlined (_draft)
+            cards = self.pile_cards[self.game.schedule[self.round - 1][self.option][0]]
+            return cards[int(rng.random() * len(cards))]
         if ph == P_REVEAL:
-            cum = list(accumulate(self.undrawn[self._reveal_side()]))
+            cum = list(accumulate(self.undrawn[self.starter if self.flag < 0 else 1 - self.flag]))  # _reveal_side
             return bisect_right(cum, int(rng.random() * cum[-1]))
-        if ph in (P_DRAW, P_RECRUIT, P_BOT_SETUP):
-            lv = self._draft()[0] if ph == P_DRAW else self._draw_level()  # the display's draws: one call less
-            cum = list(accumulate(self.game.level_get[lv](self.pile)))
-            return self.game.level_types[lv][bisect_right(cum, int(rng.random() * cum[-1]))]
+        if ph in (P_RECRUIT, P_BOT_SETUP):
+            cards = self.pile_cards[self._draw_level()]
+            return cards[int(rng.random() * len(cards))]
         outs = self.chance_outcomes()
         return outs[int(rng.random() * len(outs)) % len(outs)][0]
 
@@ -625,20 +645,22 @@ class ChallengersState(State):
                 rm[g.a_done] = 1
                 self._rm_mask = rm
             return rm.copy()
-        m = np.zeros(g.num_actions, dtype=np.int8)
         if ph == P_CHOOSE:
+            m = np.zeros(g.num_actions, dtype=np.int8)
             m[A_CHOOSE : A_CHOOSE + len(g.draft_options(self.round))] = 1
-        else:  # PICK
-            if self.picks > 0:
-                for i, t in enumerate(self.display):
-                    if t >= 0:
-                        m[A_PICK + i] = 1
-            if not self.redraw:  # CH-R5: once, if the pile or its discard holds a card
-                lv = self._draft()[0]
-                if self.pile_size[lv] or self.discard_size[lv]:
-                    m[A_REDRAW] = 1
-            m[A_STOP] = 1
-        return m
+            return m
+        # PICK: byte stores into a bytearray (cheaper than numpy's item stores), an int8 array over it
+        b = bytearray(g.num_actions)
+        if self.picks > 0:
+            for i, t in enumerate(self.display):
+                if t >= 0:
+                    b[A_PICK + i] = 1
+        if not self.redraw:  # CH-R5: once, if the pile or its discard holds a card
+            lv = self._draft()[0]
+            if self.pile_size[lv] or self.discard_size[lv]:
+                b[A_REDRAW] = 1
+        b[A_STOP] = 1
+        return np.frombuffer(b, np.int8)
 
     def _apply(self, a: Any) -> None:
         ph = self.phase_id
@@ -647,9 +669,13 @@ class ChallengersState(State):
             self._reveal(a)
         elif ph == P_DRAW:
             self.pile[a] -= 1
-            self.pile_size[g.level[a]] -= 1
-            self.display[self.fill.pop(0)] = a
-            self._continue_fill()
+            lv = g.level[a]  # the drawn level
+            self.pile_size[lv] -= 1
+            self.pile_cards[lv].remove(a)
+            fill = self.fill
+            self.display[fill.pop(0)] = a
+            if not fill or not self.pile_size[lv]:  # else the next draw (_continue_fill's common case)
+                self._continue_fill()
         elif ph == P_PICK:
             if a == A_STOP:
                 self._end_picking()
@@ -669,6 +695,7 @@ class ChallengersState(State):
         elif ph == P_RECRUIT:
             self.pile[a] -= 1
             self.pile_size[LV_A] -= 1
+            self.pile_cards[LV_A].remove(a)
             self._gain(self.seat, a)  # its own Selected effect does not resolve (2.2)
             self._after_pick()
         elif ph in (P_REMOVE, P_FINAL_REMOVE):
@@ -708,6 +735,7 @@ class ChallengersState(State):
         elif ph == P_BOT_SETUP:
             self.pile[a] -= 1
             self.pile_size[g.level[a]] -= 1
+            self.pile_cards[g.level[a]].remove(a)
             self._gain(self.bot, a)  # Selected effects of the bot's cards do not resolve (2.2)
             self.bot_drawn += 1
             self.events += 1
@@ -766,11 +794,8 @@ class ChallengersState(State):
         self._begin_match()
 
     def _top_round(self, p: int) -> int:
-        best = 0
-        for r, row in enumerate(self.trophies):
-            if p in row:
-                best = r + 1
-        return best
+        """The latest round in which ``p`` won a trophy it holds (0: none)."""
+        return self.won_top[p]
 
     def _begin_match(self) -> None:
         """CH-R10 / CH-R11: fresh decks and benches; the later highest trophy starts."""
@@ -778,6 +803,7 @@ class ChallengersState(State):
         TA = self.game.all_types
         self.undrawn = [self.decks[a][:], self.decks[b][:]]
         self.bench = [[[-1, 0] for _ in range(self.game.bench_seats)] for _ in range(2)]
+        self.aura = [[0] * self.game.num_sets, [0] * self.game.num_sets]
         self.resting = [[0] * TA, [0] * TA]
         self.stack, self.attack = [], []
         self.flag, self.weaken = -1, 0
@@ -811,7 +837,7 @@ class ChallengersState(State):
 
     def _auras(self, side: int) -> list[int]:
         """Per set: AURA from ``side``'s bench for an active card of that set (same-name copies add
-        up); one pass over the bench for all the cards of a total."""
+        up); one pass over the bench. The reference of ``aura``, which the moves keep."""
         g = self.game
         auras = [0] * g.num_sets
         for t, c in self.bench[side]:
@@ -830,7 +856,7 @@ class ChallengersState(State):
         if g.kw[t] == KW_FLAG and g.op[t] in (OP_GUARD, OP_POWER):
             p += g.x[t]
         if g.set_of[t] >= 0:
-            p += self._auras(self.flag)[g.set_of[t]]
+            p += self.aura[self.flag][g.set_of[t]]
         return p if p > 0 else 0
 
     def attack_total(self) -> int:
@@ -839,7 +865,7 @@ class ChallengersState(State):
         side = 1 - self.flag
         pw = g.power[self.round]
         n = len(self.attack)
-        auras = self._auras(side)
+        auras = self.aura[side]
         tot = 0
         for t, boost in self.attack:
             p = pw[t] + boost
@@ -873,7 +899,10 @@ class ChallengersState(State):
                 if best < 0:
                     break
                 seat = bench[best]
-                rest[seat[0]] += 1
+                bt = seat[0]
+                rest[bt] += 1
+                if g.aura_set[bt] >= 0:
+                    self.aura[side][g.aura_set[bt]] -= g.x[bt]
                 seat[1] -= 1
                 if seat[1] == 0:
                     seat[0] = -1
@@ -892,29 +921,37 @@ class ChallengersState(State):
         for i, seat in enumerate(bench):
             if seat[0] == t:
                 seat[1] += 1
-                return True
+                break
             if seat[0] < 0 and empty < 0:
                 empty = i
-        if empty < 0:
-            return False
-        bench[empty][0] = t
-        bench[empty][1] = 1
+        else:
+            if empty < 0:
+                return False
+            bench[empty][0] = t
+            bench[empty][1] = 1
+        g = self.game
+        if g.aura_set[t] >= 0:
+            self.aura[side][g.aura_set[t]] += g.x[t]
         return True
 
     def _reveal(self, t: int) -> None:
         g = self.game
-        side = self._reveal_side()
+        side = self.starter if self.flag < 0 else 1 - self.flag  # _reveal_side
         self.undrawn[side][t] -= 1
         card = [t, 0]
-        self._log(EV_REVEAL, side, t)
+        if len(self.log) < MAX_LOG:  # _log
+            self.log.append([EV_REVEAL, side, t])
+        effect = g.kw[t] == KW_REVEAL and g.op[t] != OP_NONE  # else _on_reveal does nothing
         if self.flag < 0:  # CH-R12: the starting flag card (not an attack)
             self.stack = [card]
-            self._on_reveal(side, card)
+            if effect:
+                self._on_reveal(side, card)
             self.flag = side
             self._check_reveal()
             return
         self.attack.append(card)
-        self._on_reveal(side, card)  # CH-R13
+        if effect:
+            self._on_reveal(side, card)  # CH-R13
         if self.attack_total() < self.defence():  # CH-R17
             self._check_reveal()
             return
@@ -1021,6 +1058,7 @@ class ChallengersState(State):
         TA = self.game.all_types
         self.undrawn = [[0] * TA, [0] * TA]
         self.bench = [[[-1, 0] for _ in range(self.game.bench_seats)] for _ in range(2)]
+        self.aura = [[0] * self.game.num_sets, [0] * self.game.num_sets]
         self.resting = [[0] * TA, [0] * TA]
         self.stack, self.attack = [], []
         self.flag, self.weaken, self.starter = -1, 0, -1
@@ -1210,6 +1248,7 @@ class ChallengersState(State):
         c.discard = self.discard[:]
         c.pile_size = self.pile_size[:]
         c.discard_size = self.discard_size[:]
+        c.pile_cards = [x[:] for x in self.pile_cards]
         c.decks = [x[:] for x in self.decks]
         c.public = [x[:] for x in self.public]
         c.tokens = self.tokens[:]
@@ -1220,6 +1259,7 @@ class ChallengersState(State):
         c.attack = [x[:] for x in self.attack]
         c.undrawn = [x[:] for x in self.undrawn]
         c.bench = [[s[:] for s in b] for b in self.bench]
+        c.aura = [x[:] for x in self.aura]
         c.resting = [x[:] for x in self.resting]
         c.finalists = self.finalists[:]
         c.log = [x[:] for x in self.log]
@@ -1273,9 +1313,9 @@ class ChallengersState(State):
             for t in range(T):
                 if g.level[t] != LV_S:
                     assert total[t] == in_game[t], f"every copy of {g.type_names[t]} is somewhere (or out with its set)"
-        sizes = (self.pile_size[:], self.discard_size[:])
+        sizes = (self.pile_size[:], self.discard_size[:], [x[:] for x in self.pile_cards])
         self._count_piles()
-        assert sizes == (self.pile_size, self.discard_size), "the kept pile and discard sizes are exact"
+        assert sizes == (self.pile_size, self.discard_size, self.pile_cards), "the kept pile sizes and cards are exact"
         kept = (self.won[:], self.won_top[:], self.won_rounds[:], self.won_fans[:], self.won_removed)
         self._count_trophies()
         assert kept == (self.won, self.won_top, self.won_rounds, self.won_fans, self.won_removed), "trophy totals"
@@ -1413,6 +1453,7 @@ class ChallengersState(State):
                         for ct, _ in cards:
                             cards_of[ct] += 1
                 assert cards_of == self.decks[p], "every card of a match is in one place (CH-R10)"
+                assert self.aura[side] == self._auras(side), "the kept AURA totals are exact"
                 names = [bt for bt, _ in self.bench[side] if bt >= 0]
                 assert len(set(names)) == len(names), "CH-R20: a seat per name"
                 assert all((bt < 0) == (c == 0) for bt, c in self.bench[side]), "a seat is empty or holds cards"
