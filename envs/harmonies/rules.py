@@ -39,7 +39,9 @@ Version history:
         pattern reads a code it changed) and the board points (a token counts again only the parts
         it can change); ``_recount`` builds them on creation and load. The encoder writes the
         changed hexes, card places and points straight into each seat's cached observation (no
-        per-seat blocks copied in).
+        per-seat blocks copied in). A token re-reads a card's cube targets only at the cube hexes
+        with a placement over its hex (``game.reach``); legal masks are memoised as read-only arrays
+        (``game.mask_array``: about half of them recur).
 """
 
 from __future__ import annotations
@@ -218,6 +220,32 @@ class HarmoniesGame(Game):
         # token placed changes a card's cube targets only if the old or new stack matches one of them)
         self.stack_code_mask = tuple(sum(1 << i for i in codes) for codes in self.stack_codes)
         self.card_code_mask = {cid: sum(1 << i for i in needs) for cid, (_, needs, _) in self.placements.items()}
+        # per card and hex h, the cube hexes having a placement that covers h (where a token on h
+        # can change whether a cube may go)
+        self.reach: dict[int, list[int]] = {}
+        for cid, (_, _, by_hex) in self.placements.items():
+            reach = [0] * HEXES
+            for cube_hex, reqs in by_hex.items():
+                for req in reqs:
+                    for _, bits in req:
+                        while bits:
+                            low = bits & -bits
+                            bits ^= low
+                            reach[low.bit_length() - 1] |= 1 << cube_hex
+            self.reach[cid] = reach
+        self._masks: dict[int, np.ndarray] = {}  # legal mask bits -> the (read-only) mask array
+
+    def mask_array(self, bits: int) -> np.ndarray:
+        """``mask_of(bits)``, memoised: masks recur (about half of them in random play), so states
+        share one read-only array per mask (callers never write it; the adapter hands out copies)."""
+        m = self._masks.get(bits)
+        if m is None:
+            m = mask_of(bits)
+            m.flags.writeable = False
+            if len(self._masks) >= MEMO_LIMIT:
+                self._masks.clear()
+            self._masks[bits] = m
+        return m
 
     # ------------------------------------------------------------ scoring
     def local_points(self, sb: list[int], region: int) -> tuple[int, int, int]:
@@ -617,7 +645,7 @@ class HarmoniesState(State):
         if have is None:
             have = self.code_bits(seat)
         g = self.game
-        cube_code, needs, by_hex = g.placements[card]
+        cube_code, needs, _ = g.placements[card]
         for code in needs:
             if not have[code]:
                 return 0
@@ -626,6 +654,16 @@ class HarmoniesState(State):
         out = g._targets_memo.get(key)
         if out is not None:
             return out
+        out = self.targets_among(card, have, cand)
+        if len(g._targets_memo) >= MEMO_LIMIT:
+            g._targets_memo.clear()  # keys rarely recur across games: keep the recent ones
+        g._targets_memo[key] = out
+        return out
+
+    def targets_among(self, card: int, have: list[int], cand: int) -> int:
+        """The hexes of ``cand`` (free of cubes, holding the cube hex's code) where some placement
+        of ``card``'s pattern with its cube there is met by the code bitmasks ``have`` (HA-R15, HA-R16)."""
+        by_hex = self.game.placements[card][2]
         out = 0
         while cand:
             low = cand & -cand
@@ -637,9 +675,6 @@ class HarmoniesState(State):
                 else:
                     out |= low
                     break
-        if len(g._targets_memo) >= MEMO_LIMIT:
-            g._targets_memo.clear()  # keys rarely recur across games: keep the recent ones
-        g._targets_memo[key] = out
         return out
 
     def unfinished(self, seat: int) -> int:
@@ -651,19 +686,19 @@ class HarmoniesState(State):
         p = self.to_move
         ph = self.phase_id
         if ph == Phase.CHOOSE_SPIRIT:
-            return mask_of(((1 << len(self.offers[p])) - 1) << A_SPIRIT)
+            return self.game.mask_array(((1 << len(self.offers[p])) - 1) << A_SPIRIT)
         if ph == Phase.SOLO_DISCARD:
             for i, c in enumerate(self.display):
                 if c:
                     bits |= 1 << (A_DISCARD + i)
-            return mask_of(bits | 1 << A_DECLINE)
-        sbits = self.stack_bits(p)
+            return self.game.mask_array(bits | 1 << A_DECLINE)
         if not self.took:  # HA-R1, HA-R2: TAKE first, from a non-empty space
             for s, toks in enumerate(self.central):
                 if toks:
                     bits |= 1 << (A_TAKE + s)
         else:
             pending = False
+            sbits = self.stack_bits(p)
             for t, c in enumerate(self.taken):  # HA-R4: any remaining token, any legal hex
                 if c >= 0:
                     pending = True
@@ -674,7 +709,7 @@ class HarmoniesState(State):
             for i, c in enumerate(self.display):
                 if c:
                     bits |= 1 << (A_CARD + i)
-        return mask_of(bits | self.cube_mask[p])
+        return self.game.mask_array(bits | self.cube_mask[p])
 
     def _set_cube_mask(self, p: int) -> None:
         """``cube_mask[p]`` from ``targets[p]``: the PLACE_CUBE part of the seat's mask (HA-R15..R18)."""
@@ -819,7 +854,10 @@ class HarmoniesState(State):
             touched = False
             for c, (cid, left) in enumerate(self.places[p]):
                 if left and g.card_code_mask[cid] & changed:  # only cards whose pattern reads them
-                    tg[c] = self.cube_targets(p, cid, cb)
+                    # only the cube hexes with a placement over h can change: count those again
+                    near = g.reach[cid][h]
+                    cand = cb[g.placements[cid][0]] & ~sb[NUM_STACKS] & near
+                    tg[c] = (tg[c] & ~near) | self.targets_among(cid, cb, cand)
                     touched = True
             if touched:
                 self._set_cube_mask(p)
