@@ -41,7 +41,9 @@ Version history:
         changed hexes, card places and points straight into each seat's cached observation (no
         per-seat blocks copied in). A token re-reads a card's cube targets only at the cube hexes
         with a placement over its hex (``game.reach``); legal masks are memoised as read-only arrays
-        (``game.mask_array``: about half of them recur).
+        (``game.mask_array``: about half of them recur). Phases and chance kinds are read as module
+        names (``P_TURN``, ``K_TOKEN``) in the hot paths (an enum member looked up on its class costs a
+        metaclass ``__getattr__`` call).
 """
 
 from __future__ import annotations
@@ -119,6 +121,9 @@ class Phase(IntEnum):
     END = 5
 
 
+# the members as module names (the hot paths): ``Phase.TURN`` calls the enum metaclass's __getattr__
+P_SETUP, P_TURN, P_CHOOSE_SPIRIT, P_SOLO_DISCARD, P_REFILL, P_END = Phase
+
 POINT_PARTS = ("trees", "mountains", "fields", "buildings", "water", "cards", "spirit")  # breakdown's keys
 # current_player() by phase: CHANCE, TERMINAL, or None for the seat to move
 PHASE_PLAYER: tuple[int | None, ...] = (CHANCE, None, None, None, CHANCE, TERMINAL)
@@ -131,6 +136,9 @@ class Kind(IntEnum):
     CARD = 1
     SPIRIT = 2
     FIRST = 3
+
+
+K_TOKEN, K_CARD, K_SPIRIT, K_FIRST = Kind  # the members as module names (see P_SETUP)
 
 
 def place_action(t: int, h: int) -> int:
@@ -457,7 +465,7 @@ class HarmoniesState(State):
         self.game = game
         self.num_players = n = num_players
         S, D = game.spaces(n), game.display_size(n)
-        self.phase_id = Phase.SETUP
+        self.phase_id = P_SETUP
         self.bag = list(game.bag0)  # tokens left per colour (public)
         self.central: list[list[int]] = [[] for _ in range(S)]  # tokens in drawn order (HA-R33)
         self.filling: list[int] = list(range(S))  # central spaces waiting for tokens, head first
@@ -551,25 +559,25 @@ class HarmoniesState(State):
     def chance_kind(self) -> Kind | None:
         """What the chance node draws now (None when nothing is pending)."""
         if self.filling:
-            return Kind.TOKEN
+            return K_TOKEN
         if self.refill_cards and self.deck and 0 in self.display:
-            return Kind.CARD
-        if self.phase_id == Phase.SETUP:
+            return K_CARD
+        if self.phase_id == P_SETUP:
             if self.game.spirits and any(len(o) < 2 for o in self.offers) and self.first < 0:
-                return Kind.SPIRIT
+                return K_SPIRIT
             if self.first < 0:
-                return Kind.FIRST
+                return K_FIRST
         return None
 
     def chance_outcomes(self) -> list[tuple[Any, float]]:
         k = self.chance_kind()
-        if k == Kind.TOKEN:  # one token drawn from the bag (spec 7)
+        if k == K_TOKEN:  # one token drawn from the bag (spec 7)
             total = sum(self.bag)
             return [(c, n / total) for c, n in enumerate(self.bag) if n]
-        if k == Kind.CARD:  # HA-R21: uniform over the deck
+        if k == K_CARD:  # HA-R21: uniform over the deck
             p = 1.0 / len(self.deck)
             return [(c, p) for c in self.deck]
-        if k == Kind.SPIRIT:  # HA-V2
+        if k == K_SPIRIT:  # HA-V2
             p = 1.0 / len(self.spirit_deck)
             return [(c, p) for c in self.spirit_deck]
         n = self.num_players  # section 3.4: the first player at random
@@ -579,25 +587,25 @@ class HarmoniesState(State):
         if outcome.__class__ is not int:
             return False
         k = self.chance_kind()
-        if k == Kind.TOKEN:
+        if k == K_TOKEN:
             return 0 <= outcome < 6 and self.bag[outcome] > 0
-        if k == Kind.CARD:
+        if k == K_CARD:
             return outcome in self.deck
-        if k == Kind.SPIRIT:
+        if k == K_SPIRIT:
             return outcome in self.spirit_deck
         return 0 <= outcome < self.num_players
 
     def sample_chance(self, rng: np.random.Generator) -> Any:
         k = self.chance_kind()
-        if k == Kind.TOKEN:
+        if k == K_TOKEN:
             r = int(rng.integers(sum(self.bag)))
             for c, n in enumerate(self.bag):
                 if r < n:
                     return c
                 r -= n
-        if k == Kind.CARD:
+        if k == K_CARD:
             return self.deck[int(rng.integers(len(self.deck)))]
-        if k == Kind.SPIRIT:
+        if k == K_SPIRIT:
             return self.spirit_deck[int(rng.integers(len(self.spirit_deck)))]
         return int(rng.integers(self.num_players))
 
@@ -685,9 +693,9 @@ class HarmoniesState(State):
         bits = 0  # bit a = action a (mask_of)
         p = self.to_move
         ph = self.phase_id
-        if ph == Phase.CHOOSE_SPIRIT:
+        if ph == P_CHOOSE_SPIRIT:
             return self.game.mask_array(((1 << len(self.offers[p])) - 1) << A_SPIRIT)
-        if ph == Phase.SOLO_DISCARD:
+        if ph == P_SOLO_DISCARD:
             for i, c in enumerate(self.display):
                 if c:
                     bits |= 1 << (A_DISCARD + i)
@@ -721,11 +729,11 @@ class HarmoniesState(State):
     # ------------------------------------------------------------------ moves
     def _apply(self, a: Any) -> None:
         ph = self.phase_id
-        if ph == Phase.SETUP or ph == Phase.REFILL:
+        if ph == P_SETUP or ph == P_REFILL:
             self._chance(a)
-        elif ph == Phase.CHOOSE_SPIRIT:
+        elif ph == P_CHOOSE_SPIRIT:
             self._choose_spirit(a - A_SPIRIT)
-        elif ph == Phase.SOLO_DISCARD:
+        elif ph == P_SOLO_DISCARD:
             if a != A_DECLINE:  # HA-V3: the card leaves the game
                 i = a - A_DISCARD
                 self.solo_discards.append(self.display[i])
@@ -743,23 +751,23 @@ class HarmoniesState(State):
             self._place_cube(c, h)
         else:  # A_END
             if self.solo and not self.took_card and any(self.display):
-                self.phase_id = Phase.SOLO_DISCARD  # HA-V3: the extra decision before the refill
+                self.phase_id = P_SOLO_DISCARD  # HA-V3: the extra decision before the refill
             else:
                 self._end_turn()
 
     def _chance(self, a: int) -> None:
         k = self.chance_kind()
-        if k == Kind.TOKEN:
+        if k == K_TOKEN:
             self.bag[a] -= 1
             space = self.central[self.filling[0]]
             space.append(a)  # HA-R33: kept in drawn order
             if len(space) < 3:
                 return  # the same space fills on: the next node is again a token draw
             self.filling.pop(0)
-        elif k == Kind.CARD:
+        elif k == K_CARD:
             self.deck.remove(a)
             self.display[self.display.index(0)] = a  # lowest empty slot first
-        elif k == Kind.SPIRIT:
+        elif k == K_SPIRIT:
             self.spirit_deck.remove(a)
             next(o for o in self.offers if len(o) < 2).append(a)  # 2 each, in seat order
         else:
@@ -768,7 +776,7 @@ class HarmoniesState(State):
 
     def _advance(self) -> None:
         """Run the automatic steps until a decision or a chance node is pending."""
-        if self.phase_id not in (Phase.SETUP, Phase.REFILL):
+        if self.phase_id not in (P_SETUP, P_REFILL):
             return
         # HA-R20 / HA-V3: a space is filled only while the bag holds 3 tokens; partial refills never happen
         while self.filling and not self.central[self.filling[0]] and sum(self.bag) < 3:
@@ -776,7 +784,7 @@ class HarmoniesState(State):
         if self.chance_kind() is not None:
             return
         self.refill_cards = False
-        if self.phase_id == Phase.SETUP:
+        if self.phase_id == P_SETUP:
             self._start_turn()
         else:
             self._finish_turn()
@@ -786,9 +794,9 @@ class HarmoniesState(State):
         self.took = self.took_card = False
         self.taken_from = -1
         if self.offers[self.to_move]:  # HA-V2: the choice opens the seat's first turn
-            self.phase_id = Phase.CHOOSE_SPIRIT
+            self.phase_id = P_CHOOSE_SPIRIT
             return
-        self.phase_id = Phase.TURN
+        self.phase_id = P_TURN
         if not any(self.central):  # HA-R24: nothing to take
             self.took = True
 
@@ -800,7 +808,7 @@ class HarmoniesState(State):
         if sum(self.bag) < 3 or empty <= self.game.end_empty:
             self.end_triggered = True
         if self.end_triggered and p == (self.first - 1) % n:
-            self.phase_id = Phase.END
+            self.phase_id = P_END
             self.taken = [-1] * TAKEN
             self.took = self.took_card = False
             self.taken_from = -1
@@ -943,7 +951,7 @@ class HarmoniesState(State):
         self.taken_from = -1
         self.took = self.took_card = False
         self.refill_cards = True
-        self.phase_id = Phase.REFILL
+        self.phase_id = P_REFILL
         self._advance()
 
     # ---------------------------------------------------------------- scoring
@@ -1151,19 +1159,19 @@ class HarmoniesState(State):
             else:
                 assert k in (0, 3), "a central space holds 0 or 3 tokens"
                 if k == 0 and s != self.taken_from:
-                    assert sum(self.bag) < 3 and (self.end_triggered or ph == Phase.REFILL), (
+                    assert sum(self.bag) < 3 and (self.end_triggered or ph == P_REFILL), (
                         "an empty central space means the bag ran low (HA-R20, HA-R22)"
                     )
-        if ph in (Phase.SETUP, Phase.REFILL):
+        if ph in (P_SETUP, P_REFILL):
             assert self.chance_kind() is not None, "a chance node has something to draw"
-            assert self.refill_cards or self.chance_kind() != Kind.CARD
+            assert self.refill_cards or self.chance_kind() != K_CARD
         else:
             assert not self.filling and not self.refill_cards, "refills happen only at chance nodes"
         if self.filling:
             assert self.filling == list(range(self.filling[0], self.filling[0] + len(self.filling))), "filled in order"
             assert self.central[self.filling[0]] or sum(self.bag) >= 3, "a fill starts with 3 tokens in the bag"
-            assert self.solo or len(self.filling) == 1 or ph == Phase.SETUP, "one space refilled per turn"
-            if ph == Phase.SETUP or self.solo:
+            assert self.solo or len(self.filling) == 1 or ph == P_SETUP, "one space refilled per turn"
+            if ph == P_SETUP or self.solo:
                 assert self.filling[-1] == S - 1, "spaces filled in order 0, 1, 2 ..."
         # cards: every animal card in exactly one place
         animals: list[int] = list(self.deck) + [c for c in self.display if c] + list(self.solo_discards)
@@ -1182,7 +1190,7 @@ class HarmoniesState(State):
                 (spirits if cid >= 33 else animals).append(cid)
                 kept += cid >= 33
             assert kept <= 1, "a seat keeps at most one spirit"
-            if g.spirits and ph != Phase.SETUP:
+            if g.spirits and ph != P_SETUP:
                 assert (kept == 1 and self.spirit_discard[p]) or (
                     kept == 0 and len(self.offers[p]) == 2 and not self.spirit_discard[p]
                 ), "a seat holds its 2 offers or has kept one and discarded the other"
@@ -1205,7 +1213,7 @@ class HarmoniesState(State):
         if self.solo_discards:
             assert self.solo, "only solo discards display cards"
         # seats and turns
-        if ph == Phase.SETUP:
+        if ph == P_SETUP:
             assert self.first < 0 and self.to_move == 0 and not any(self.turns), "nothing happens before the start"
             assert not any(any(b) for b in self.boards) and not self.end_triggered
             assert all(not c for pl in self.places for c, _ in pl) and not any(self.completed)
@@ -1225,12 +1233,12 @@ class HarmoniesState(State):
         assert self.first >= 0, "the first player is drawn at setup"
         r = (self.to_move - self.first) % n
         base = self.turns[self.to_move]
-        if ph == Phase.END:
+        if ph == P_END:
             assert self.end_triggered and all(t == base for t in self.turns), "HA-R23: equal turns at the end"
             assert self.taken == [-1] * TAKEN and not self.took and not self.took_card and self.taken_from < 0
             return
         assert all(self.turns[(self.first + i) % n] == base + (i < r) for i in range(n)), "turns in seat order"
-        if ph == Phase.REFILL:
+        if ph == P_REFILL:
             assert self.taken == [-1] * TAKEN and not self.took and not self.took_card and self.taken_from < 0
             assert self.refill_cards
             return
@@ -1240,7 +1248,7 @@ class HarmoniesState(State):
             assert holes == int(self.took_card), "the display is refilled between turns (HA-R21)"
         else:
             assert holes >= int(self.took_card)
-        if ph == Phase.CHOOSE_SPIRIT:
+        if ph == P_CHOOSE_SPIRIT:
             assert g.spirits and len(self.offers[p]) == 2 and self.turns[p] == 0
             assert self.taken == [-1] * TAKEN and not self.took and not self.took_card and self.taken_from < 0
             return
@@ -1255,17 +1263,17 @@ class HarmoniesState(State):
         pending = [c for c in self.taken if c >= 0]
         if pending:
             assert any(self.can_place(p, c) for c in set(pending)), "HA-R12: unplaceable tokens are discarded"
-        if ph == Phase.SOLO_DISCARD:
+        if ph == P_SOLO_DISCARD:
             assert self.solo and not self.took_card and any(self.display) and self.took and not pending
 
     def action_to_string(self, a: Any) -> str:
         if self.is_chance_node():
             k = self.chance_kind()
-            if k == Kind.TOKEN:
+            if k == K_TOKEN:
                 return f"draw {COLOURS[a]} token"
-            if k == Kind.CARD:
+            if k == K_CARD:
                 return f"deal animal card {a}"
-            if k == Kind.SPIRIT:
+            if k == K_SPIRIT:
                 return f"deal spirit card {a}"
             return f"first player {a}"
         geo = self.game.geo
