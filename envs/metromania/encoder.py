@@ -48,67 +48,75 @@ class MetromaniaEncoder(Encoder):
     def _board(self, state: MetromaniaState, seat: int) -> np.ndarray:
         """``seat``'s one-hot entries and the lines' unused counts (the whole observation but the
         turn counters ``encode`` adds), kept in ``state.encoder_cache`` and brought up to date.
-        Written through a memoryview: plain item writes, cheaper than numpy indexing.
+        Written through a memoryview: plain item writes (of floats: an int is converted on each
+        write), cheaper than numpy indexing.
 
         Everything here only grows during a game, so each part is brought up to date from what
         was added since: tunnels from the rules' log ``placed`` (and the lines they extend: their
         new edges, unused count and head); starts and ends from the used gates (``white_used`` /
-        ``black_used``: when their count changes, every line is looked at again); placed markers
-        (``tri_marker``) and stations (``has_station``) rewritten when their count changes; the
-        layout and the marker owners once, from the deal on. The cache is tied to the state's
-        ``tris`` list, so a clone or a loaded state (new lists) builds its own from scratch with
-        the same code."""
+        ``black_used``: when their count changes, every line is looked at again); stations from
+        the rules' log ``station_log``; placed markers (``tri_marker``) rewritten when their count
+        changes; the layout and the marker owners once, from the deal on. The cache is tied to the
+        state's ``tris`` list, so a clone or a loaded state (new lists) builds its own from scratch
+        with the same code."""
         c = state.encoder_cache
         if c is None or c.tris is not state.tris or c.encoder is not self:
             c = state.encoder_cache = _Cache(self, state.tris)
         b = c.boards.get(seat)
         n = state.num_players
-        g = self.game.geo
-        nt, nv = self.nt, self.nv
-        fresh = b is None
         if b is None:
             b = c.boards[seat] = _Board(np.zeros(self.size, np.float32), [(li // 2 - seat) % n for li in range(2 * n)])
             b.arr[self.seats : self.seats + n] = 1
             b.arr[self.gates] = 1  # gates free
         o = b.o
-        if not b.layout and state.phase_id >= P_DEAL:  # the layout, fixed from here on
-            b.arr[self.tri_kind + np.asarray(state.kinds) * nt + self._arange_t] = 1
-            b.layout = True
-        if not b.dealt and state.deal >= 0:  # the marker owners
-            for m, own in enumerate(state.owner):
-                if own >= 0:
-                    o[self.markers + m * (MAX_PLAYERS + 1) + (own - seat) % n] = 1
-            b.dealt = True
+        if not b.dealt:
+            if not b.layout and state.phase_id >= P_DEAL:  # the layout, fixed from here on
+                b.arr[self.tri_kind + np.asarray(state.kinds) * self.nt + self._arange_t] = 1
+                b.layout = True
+            if state.deal >= 0:  # the marker owners
+                for m, own in enumerate(state.owner):
+                    if own >= 0:
+                        o[self.markers + m * (MAX_PLAYERS + 1) + (own - seat) % n] = 1.0
+                b.dealt = True
         placed = state.placed
         wu, bu = state.white_used, state.black_used
         used = len(wu) + len(bu)
-        if fresh or b.used != used:  # a line started or ended (or a new board): all lines
+        new = len(placed) - b.placed  # tunnels not written yet
+        if b.used != used:  # a line started or ended (or a new board): all lines
+            g = self.game.geo
+            gw, gb = self.vert + 7 * self.nv, self.vert + 8 * self.nv
             for w in wu:
-                o[self.vert + 7 * nv + g.white_gates[w]] = 0
+                o[gw + g.white_gates[w]] = 0.0
             for x in bu:
-                o[self.vert + 8 * nv + g.black_gates[x]] = 0
+                o[gb + g.black_gates[x]] = 0.0
             b.used = used
             lines: Iterable[int] = range(2 * n)
+        elif new == 1:  # the usual case: one tunnel since
+            lines = (state.tri_line[placed[-1]],)
+        elif new:
+            tri_line = state.tri_line
+            lines = {tri_line[t] for t in placed[b.placed :]}
         else:
-            lines = {state.tri_line[t] for t in placed[b.placed :]}
-        if b.placed < len(placed):  # new tunnels
-            rel, tri_line, tb = b.rel, state.tri_line, self.tri_owner
+            lines = ()
+        if new:
+            rel, tri_line, tb, nt = b.rel, state.tri_line, self.tri_owner, self.nt
             for t in placed[b.placed :]:
-                o[tb + rel[tri_line[t]] * nt + t] = 1
+                o[tb + rel[tri_line[t]] * nt + t] = 1.0
             b.placed = len(placed)
         for li in lines:
             self._line(b, state, li)
         tm = state.tri_marker
         if b.markers != len(tm):
-            mb, tlb = self.markers, self.tri_letter
+            mb, tlb, nt = self.markers, self.tri_letter, self.nt
             for t, m in tm.items():
-                o[mb + m * (MAX_PLAYERS + 1) + MAX_PLAYERS] = o[tlb + (m % 6) * nt + t] = 1
+                o[mb + m * (MAX_PLAYERS + 1) + MAX_PLAYERS] = o[tlb + (m % 6) * nt + t] = 1.0
             b.markers = len(tm)
-        hs = state.has_station
-        if b.stations != len(hs):
-            for v in hs:
-                o[self.vert + v] = 1
-            b.stations = len(hs)
+        log = state.station_log
+        if b.stations < len(log):
+            vb = self.vert
+            for v in log[b.stations :]:
+                o[vb + v] = 1.0
+            b.stations = len(log)
         return b.arr
 
     def _line(self, b: _Board, state: MetromaniaState, li: int) -> None:
@@ -118,48 +126,52 @@ class MetromaniaEncoder(Encoder):
         if b.lens[li] < len(es):
             eb = self.edges + rel * self.ne
             for e in es[b.lens[li] :]:
-                o[eb + e] = 1
+                o[eb + e] = 1.0
             b.lens[li] = len(es)
         lb = self.lines + (2 * rel + li % 2) * 9
         sg = state.start_gate[li]
         if sg >= 0:
-            o[lb] = o[lb + 3 + self.game.geo.white_side[sg]] = 1
-        if state.end_gate[li] >= 0:
-            o[lb + 1] = 1
+            o[lb] = o[lb + 3 + self.game.geo.white_side[sg]] = 1.0
+        ended = state.end_gate[li] >= 0
+        if ended:
+            o[lb + 1] = 1.0
         o[lb + 2] = state.unused(li) / self.game.tunnels
         # heads: plane "head of seat k" (the two lines of a seat may share an entry there) and,
         # for my own lines, "my line 0 / 1 head"
         vs = state.verts[li]
-        head = self.vert + (1 + rel) * self.nv + vs[-1] if vs and state.end_gate[li] < 0 else -1
+        head = self.vert + (1 + rel) * self.nv + vs[-1] if vs and not ended else -1
         old = b.head[li]
         if head != old:
             if old >= 0:
                 if b.head[li ^ 1] != old:  # the other line of the seat does not share it
-                    o[old] = 0
+                    o[old] = 0.0
                 if rel == 0:
-                    o[old + (4 + li % 2) * self.nv] = 0
+                    o[old + (4 + li % 2) * self.nv] = 0.0
             if head >= 0:
-                o[head] = 1
+                o[head] = 1.0
                 if rel == 0:
-                    o[head + (4 + li % 2) * self.nv] = 1
+                    o[head + (4 + li % 2) * self.nv] = 1.0
             b.head[li] = head
 
     def encode(self, state: MetromaniaState, seat: int) -> np.ndarray:
         arr = self._board(state, seat).copy()  # the caller's own array
         o: Any = arr.data  # a memoryview: item writes into arr
         n = state.num_players
-        o[self.phase + state.phase_id] = 1
-        o[self.dig] = state.dig_left / 3.0
+        o[self.phase + state.phase_id] = 1.0
+        if state.dig_left:
+            o[self.dig] = state.dig_left / 3.0
         if state.covered:
-            o[self.dig + 1] = 1
+            o[self.dig + 1] = 1.0
         o[self.misc] = state.supply / self.game.supply0
         if state.final_left >= 0:
-            o[self.misc + 1] = 1
-        o[self.misc + 2] = state.passes / n
-        score = state.score
+            o[self.misc + 1] = 1.0
+        if state.passes:
+            o[self.misc + 2] = state.passes / n
+        score, sb = state.score, self.scores
         for k in range(n):
             sc = score[(seat + k) % n]
-            o[self.scores + k] = sc / (sc + SCORE_HALF)
+            if sc:
+                o[sb + k] = sc / (sc + SCORE_HALF)
         if self.action_features is not None and state.current_player() == seat:
             vals = action_values(state)
             for a, av in vals.items():  # legal actions only; illegal ones stay 0
@@ -182,8 +194,8 @@ class _Board:
         self.lens = [0] * len(rel)  # per line, edges written
         self.head = [-1] * len(rel)  # per line, its entry in the "head of seat k" plane (-1: none)
         self.markers = 0  # size of tri_marker written
-        self.stations = 0  # size of has_station written
-        self.used = 0  # used gates cleared
+        self.stations = 0  # entries of station_log written
+        self.used = -1  # used gates cleared (-1: a new board, lines not written yet)
 
 
 class _Cache:

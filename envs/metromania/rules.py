@@ -34,6 +34,8 @@ Version history:
         until a station is added on a vertex it expanded (``station_log``), not any station; the
         MM-R38 count stops as soon as it is settled. Each line's last direction kept (``last_d``);
         the MAIN mask's station entries without sets or sorting; END tested on the head's gate first.
+        The encoder writes floats (no int conversion per write), new stations from the rules' log,
+        the one new tunnel's line without a set, and skips the turn counters that are 0.
 """
 
 from __future__ import annotations
