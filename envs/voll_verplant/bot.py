@@ -22,88 +22,149 @@ AVG_CROSSES = 3.6  # expected crosses a future window yields
 BLOCK_COST = 1.0  # crossing into another line's empty run
 
 
-def _potential(state: VollVerplantState, seat: int, unm: list[int], wleft: list[int], done: list[int]) -> float:
-    m = state.game.map
-    solo = state.num_players == 1
-    total = 0.0
-    for li in range(m.num_lines):
-        if done[li] or unm[li] == 0:
-            continue
-        bonus = m.bonus_first[li] if solo or not state.first_gone[li] else m.bonus_other[li]
-        x = wleft[li] * AVG_CROSSES / unm[li]
-        total += bonus * (x if x < 1.0 else 1.0) ** 2
-    return total
+class _Sheet:
+    """What ``evaluate`` reads of ``seat``'s sheet on the revealed card, gathered once per decision
+    (it is the same for every action): the unmarked stations and wagon windows left per line, each
+    line's potential term and the running sums of the potential over the lines."""
+
+    def __init__(self, state: VollVerplantState, seat: int):
+        g = state.game
+        m = g.map
+        self.state = state
+        self.seat = seat
+        self.map = m
+        self.kind = g.deck.kind_type[state.card]
+        self.marks = state.marks[seat]
+        self.first = state.first[seat]
+        self.done = done = state.scored[seat]
+        self.unm = unm = state.unm[seat]
+        wins = state.wins[seat]
+        self.wleft = wleft = [m.windows[li] - len(wins[li]) for li in range(m.num_lines)]
+        solo = state.num_players == 1
+        fg = state.first_gone
+        # the bonus a line completed now scores
+        self.bonus = bonus = [
+            m.bonus_first[li] if solo or not fg[li] else m.bonus_other[li] for li in range(m.num_lines)
+        ]
+        # potential: lines the remaining windows can still complete; terms[li] None where the line
+        # adds nothing (done or fully marked); sums[li] the potential of the lines before li, added
+        # up in line order as ``_potential`` does
+        self.terms: list[float | None] = []
+        self.sums = [0.0]
+        total = 0.0
+        for li in range(m.num_lines):
+            t = None if done[li] or unm[li] == 0 else _term(bonus[li], wleft[li], unm[li])
+            self.terms.append(t)
+            if t is not None:
+                total += t
+            self.sums.append(total)
+
+    def potential_after(self, unm: list[int], wleft: list[int], changed: set[int]) -> float:
+        """``_potential`` with ``unm`` and ``wleft`` differing from the sheet's only on the lines
+        ``changed``: the same terms added in the same order (the unchanged lines' terms reused)."""
+        lo = min(changed)
+        total = self.sums[lo]
+        done = self.done
+        terms = self.terms
+        bonus = self.bonus
+        for li in range(lo, len(terms)):
+            if li in changed:
+                if done[li] or unm[li] == 0:
+                    continue
+                total += _term(bonus[li], wleft[li], unm[li])
+            else:
+                t = terms[li]
+                if t is not None:
+                    total += t
+        return total
+
+    def evaluate(self, a: int) -> float:
+        """Heuristic value of action ``a`` (``evaluate``)."""
+        m = self.map
+        t = self.kind
+        mk = self.marks
+        first = self.first
+        unm = self.unm[:]
+        wleft = self.wleft[:]
+        changed: set[int] = set()
+        crossed: list[int] = []
+        value = 0.0
+        if t == FREE:
+            s = a - A_FREE
+            if m.st_lines[s] and not mk[s]:
+                crossed.append(s)
+        elif t == TRANSFER:
+            li = a - A_TRANSFER
+            wleft[li] -= 1
+            changed.add(li)
+            i = first[li]
+            st = m.line_st[li]
+            if i < len(st):
+                crossed.append(st[i])
+                value += transfer_value(m.n_lines_through[st[i]])
+        else:
+            li, k = divmod(a, 7)
+            wleft[li] -= 1
+            changed.add(li)
+            st = m.line_st[li]
+            if t == NUMBER:
+                i = first[li]
+                crossed.extend(st[i : i + k])
+            else:
+                for s in st:
+                    if len(crossed) == k:
+                        break
+                    if not mk[s]:
+                        crossed.append(s)
+        touched = set()
+        cset = set(crossed)
+        for s in crossed:
+            value += 0.5
+            for lj in m.st_lines[s]:
+                unm[lj] -= 1
+                touched.add(lj)
+                # crossing inside another line's empty run blocks its later Number cards
+                if wleft[lj] > 0:
+                    stj = m.line_st[lj]
+                    pos = stj.index(s)
+                    fj = first[lj]
+                    if pos > fj and not all((x in cset) or mk[x] for x in stj[fj:pos]):
+                        value -= BLOCK_COST
+        done = self.done
+        bonus = self.bonus
+        for lj in touched:
+            if unm[lj] == 0 and not done[lj]:
+                value += bonus[lj]
+        changed |= touched
+        after = self.potential_after(unm, wleft, changed) if changed else self.sums[-1]
+        return value + after - self.sums[-1]
+
+
+def _term(bonus: int, wleft: int, unm: int) -> float:
+    """A line's potential: its bonus times the squared share (at most 1) of its unmarked stations
+    the windows left can be expected to cross."""
+    x = wleft * AVG_CROSSES / unm
+    return bonus * (x if x < 1.0 else 1.0) ** 2
 
 
 def evaluate(state: VollVerplantState, seat: int, a: int) -> float:
-    """Heuristic value of action ``a`` for ``seat`` on the revealed card."""
-    g = state.game
-    m = g.map
-    t = g.deck.kind_type[state.card]
-    mk = state.marks[seat]
-    unm = state.unm[seat][:]
-    wleft = [m.windows[li] - len(state.wins[seat][li]) for li in range(m.num_lines)]
-    done = state.scored[seat]
-    before = _potential(state, seat, unm, wleft, done)
-    crossed: list[int] = []
-    value = 0.0
-    if t == FREE:
-        s = a - A_FREE
-        if m.st_lines[s] and not mk[s]:
-            crossed.append(s)
-    elif t == TRANSFER:
-        li = a - A_TRANSFER
-        wleft[li] -= 1
-        i = state.first[seat][li]
-        st = m.line_st[li]
-        if i < len(st):
-            crossed.append(st[i])
-            value += transfer_value(m.n_lines_through[st[i]])
-    else:
-        li, k = divmod(a, 7)
-        wleft[li] -= 1
-        st = m.line_st[li]
-        if t == NUMBER:
-            i = state.first[seat][li]
-            crossed.extend(st[i : i + k])
-        else:
-            for s in st:
-                if len(crossed) == k:
-                    break
-                if not mk[s]:
-                    crossed.append(s)
-    touched = set()
-    cset = set(crossed)
-    for s in crossed:
-        value += 0.5
-        for lj in m.st_lines[s]:
-            unm[lj] -= 1
-            touched.add(lj)
-            # crossing inside another line's empty run blocks its later Number cards
-            stj = m.line_st[lj]
-            pos = stj.index(s)
-            fj = state.first[seat][lj]
-            if pos > fj and not all((x in cset) or mk[x] for x in stj[fj:pos]) and wleft[lj] > 0:
-                value -= BLOCK_COST
-    solo = state.num_players == 1
-    for lj in touched:
-        if unm[lj] == 0 and not done[lj]:
-            value += m.bonus_first[lj] if solo or not state.first_gone[lj] else m.bonus_other[lj]
-    after = _potential(state, seat, unm, wleft, [d or (unm[i] == 0) for i, d in enumerate(done)])
-    return value + after - before
+    """Heuristic value of action ``a`` for ``seat`` on the revealed card: immediate points plus
+    the change of the potential (``policy`` gathers the sheet once for all actions)."""
+    return _Sheet(state, seat).evaluate(a)
 
 
 def policy(state: VollVerplantState, seat: int, rng: np.random.Generator) -> int:
     legal = np.flatnonzero(state.legal_mask())
     if len(legal) == 1:
         return int(legal[0])
+    sheet = _Sheet(state, seat)
     best, best_v = [], -1e18
-    for a in legal:
-        v = evaluate(state, seat, int(a))
+    for a in legal.tolist():
+        v = sheet.evaluate(a)
         if v > best_v + 1e-9:
-            best, best_v = [int(a)], v
+            best, best_v = [a], v
         elif v > best_v - 1e-9:
-            best.append(int(a))
+            best.append(a)
     return best[int(rng.integers(len(best)))] if len(best) > 1 else best[0]
 
 

@@ -18,6 +18,9 @@ Version history: v0 first release. Data files moved to ``data/maps/<name>.json``
 ``resolve_data``: a bare name (lower-case letters, digits, ``_``) is bundled, anything else is a
 path, a relative one against the working directory as before (a path without ``.json`` is now a
 path too, and a name with other characters is no longer looked up as bundled). Behaviour unchanged.
+0.1.0 dev: faster heuristic bot (same decisions): ``bot.policy`` reads the sheet and its potential
+once per decision and re-adds only the changed lines' terms per action (behaviour and observations
+unchanged; golden identical).
 """
 
 from __future__ import annotations
