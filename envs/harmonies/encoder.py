@@ -7,6 +7,7 @@ The layout is declared once in ``build``; RULES.md shows the table."""
 
 from __future__ import annotations
 
+from array import array
 from functools import reduce
 from operator import or_, xor
 
@@ -35,6 +36,18 @@ SCORE_PARTS = 7
 SCORE_SCALE = 1 / 20
 FEATURE_SCALE = 0.1  # action features: points x this
 BAG_VALUES = np.arange(24, dtype=np.float32) / 23  # bag block: tokens left per colour / 23 (float32)
+BAG_FLOATS = BAG_VALUES.tolist()  # the same values as Python floats (exact: they are float32 values)
+NUM_PHASES = len(Phase)
+
+
+def zeros(k: int) -> array:
+    """``k`` float32 zeros (the observation is written as an ``array('f')``: its item writes cost
+    far less than numpy's, and the values stored are the same float32 roundings)."""
+    return array("f", bytes(4 * k))
+
+
+ZERO_SPACE = zeros(18)
+ZERO_OFFERS = zeros(20)
 
 
 def action_features(state: HarmoniesState, seat: int) -> np.ndarray:
@@ -50,7 +63,7 @@ class _Seat:
     cards. ``encode`` compares them by value (so nothing else has to report a change) and rewrites
     only the hexes and card places that differ, and the points when any of them differs."""
 
-    __slots__ = ("sb", "board", "places", "completed")
+    __slots__ = ("sb", "board", "places", "completed", "parts")
 
     def __init__(self, spaces: int) -> None:
         self.sb = [0] * (NUM_STACKS + 1)  # as written at first: the empty board (``spaces``: its hexes), no cube
@@ -58,6 +71,7 @@ class _Seat:
         self.board = [EMPTY] * HEXES
         self.places = [[0, 0] for _ in range(PLACES)]
         self.completed: list[int] | None = None
+        self.parts: tuple = ()  # the points as written (``state.points``), then cubes on the board
 
 
 class _View:
@@ -67,7 +81,7 @@ class _View:
     __slots__ = ("o", "turn", "bag", "central", "taken", "display", "offers", "first", "deck", "seats")
 
     def __init__(self, size: int, n: int, spaces: int):
-        self.o = np.zeros(size, np.float32)
+        self.o = zeros(size)
         self.turn: tuple | None = None  # phase, took, took_card, end_triggered
         self.bag: list[int] | None = None
         self.central: list[list[int]] = [[] for _ in range(SPACES)]  # as written into the zeros
@@ -102,7 +116,7 @@ class HarmoniesEncoder(Encoder):
         self._hex_index = np.arange(HEXES) * HEX_FEATURES  # offset of each hex in a board block
 
     @staticmethod
-    def _write_board(o: np.ndarray, base: int, w: _Seat, sb: list[int], board: list[int]) -> None:
+    def _write_board(o: array, base: int, w: _Seat, sb: list[int], board: list[int]) -> None:
         """Rewrite, in the board block at ``base``, the hexes whose stack or cube differs from what
         ``w`` holds (found from the stack and cube bitmasks), and bring ``w`` up to date."""
         was = w.sb
@@ -117,7 +131,7 @@ class HarmoniesEncoder(Encoder):
             o[at + old[h]] = 0
             o[at + board[h]] = 1
             if cubes & low:
-                o[at + NUM_STACKS] = (sb[NUM_STACKS] & low) != 0
+                o[at + NUM_STACKS] = 1.0 if sb[NUM_STACKS] & low else 0.0
         w.sb = sb[:]
         w.board = board[:]
 
@@ -138,23 +152,26 @@ class HarmoniesEncoder(Encoder):
                 v.o[self.flags + 2 + i] = flag
             for k in range(n):  # every seat present, its board empty
                 v.o[self.seats + 3 * k] = 1
-                v.o[self.boards + k * HEXES * HEX_FEATURES + self._hex_index + EMPTY] = 1
+                for h in range(HEXES):
+                    v.o[self.boards + (k * HEXES + h) * HEX_FEATURES + EMPTY] = 1
         o = v.o
         key = (state.phase_id, state.took, state.took_card, state.end_triggered)
         if v.turn != key:
+            if v.turn is not None:
+                o[self.phase + v.turn[0]] = 0
             v.turn = key
-            o[self.phase : self.phase + len(Phase)] = 0
-            o[self.phase + int(state.phase_id)] = 1
+            o[self.phase + state.phase_id] = 1
             f = self.flags
             o[f], o[f + 1], o[f + 5] = state.took, state.took_card, state.end_triggered
         if v.bag != state.bag:
             v.bag = state.bag[:]
-            o[self.bag : self.bag + 6] = BAG_VALUES[state.bag]
+            for c, k in enumerate(state.bag):
+                o[self.bag + c] = BAG_FLOATS[k]
         if v.central != state.central:  # per space that differs: its 3 x 6 entries
             for s, (was, toks) in enumerate(zip(v.central, state.central)):
                 if was != toks:
                     base = self.central + 18 * s
-                    o[base : base + 18] = 0
+                    o[base : base + 18] = ZERO_SPACE
                     for i, c in enumerate(toks):
                         o[base + 6 * i + c] = 1
             v.central = [toks[:] for toks in state.central]
@@ -177,7 +194,7 @@ class HarmoniesEncoder(Encoder):
         offers = state.offers[seat]
         if v.offers != offers:
             v.offers = offers[:]
-            o[self.offers : self.offers + 2 * 10] = 0
+            o[self.offers : self.offers + 2 * 10] = ZERO_OFFERS
             for i, c in enumerate(offers):
                 o[self.offers + 10 * i + c - 33] = 1
         for k in range(n):
@@ -203,17 +220,23 @@ class HarmoniesEncoder(Encoder):
                         o[at + CARDS] = left / 5
                         was[0], was[1] = cid, left
             w.completed = completed[:]
-            o[self.scores + SCORE_PARTS * k : self.scores + SCORE_PARTS * (k + 1)] = [
-                x * SCORE_SCALE for x in state.points(p)
-            ]
-            o[self.seats + 3 * k + 2] = state.cubes_on_board(p) / 20
+            parts = (*state.points(p), state.cubes_on_board(p))
+            if w.parts != parts:
+                base = self.scores + SCORE_PARTS * k
+                for i, (was, x) in enumerate(zip(w.parts or (None,) * (SCORE_PARTS + 1), parts)):
+                    if was != x:
+                        if i < SCORE_PARTS:
+                            o[base + i] = x * SCORE_SCALE
+                        else:
+                            o[self.seats + 3 * k + 2] = x / 20
+                w.parts = parts
         if v.first != state.first:
             v.first = state.first
             for k in range(n):
-                o[self.seats + 3 * k + 1] = (seat + k) % n == state.first
+                o[self.seats + 3 * k + 1] = 1.0 if (seat + k) % n == state.first else 0.0
         if v.deck != len(state.deck):
             v.deck = len(state.deck)
             o[self.deck] = len(state.deck) / 32
         if self.features is not None:
-            o[self.features : self.features + NUM_ACTIONS] = action_features(state, seat)
-        return o.copy()
+            o[self.features : self.features + NUM_ACTIONS] = array("f", action_features(state, seat).tobytes())
+        return np.frombuffer(o, np.float32).copy()

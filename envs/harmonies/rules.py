@@ -43,7 +43,9 @@ Version history:
         with a placement over its hex (``game.reach``); legal masks are memoised as read-only arrays
         (``game.mask_array``: about half of them recur). Phases and chance kinds are read as module
         names (``P_TURN``, ``K_TOKEN``) in the hot paths (an enum member looked up on its class costs a
-        metaclass ``__getattr__`` call).
+        metaclass ``__getattr__`` call). ``points`` kept per seat until it places a token or a cube;
+        the encoder writes into an ``array('f')`` (cheaper item writes, same float32 values) and
+        only the point parts that changed.
 """
 
 from __future__ import annotations
@@ -517,6 +519,7 @@ class HarmoniesState(State):
         self._points_cache: list[tuple[tuple[int, int, int, int, int], dict[int, int]]] = [
             (g.board_points_of(self.sbits[p]), {}) for p in range(n)
         ]
+        self._points: list[tuple[int, ...] | None] = [None] * n  # per seat: ``points``, None until asked
 
     def clone(self) -> HarmoniesState:
         c = object.__new__(HarmoniesState)
@@ -541,6 +544,7 @@ class HarmoniesState(State):
         c.discarded, c.solo_discards = self.discarded[:], self.solo_discards[:]
         c._mask = self._mask
         c._points_cache = self._points_cache[:]  # entries are replaced, never modified
+        c._points = self._points[:]
         c.encoder_cache = None
         return c
 
@@ -870,6 +874,7 @@ class HarmoniesState(State):
             if touched:
                 self._set_cube_mask(p)
         self._points_cache[p] = (self._points_after(p, h, old, new, colour), {})
+        self._points[p] = None
         self.taken[t] = -1
         self._settle()
 
@@ -916,6 +921,7 @@ class HarmoniesState(State):
         for i in range(PLACES):  # HA-R17: no cube on a hex holding one
             tg[i] &= ~bit
         pl[1] -= 1
+        self._points[p] = None
         if not pl[1]:  # HA-R19: complete; the place is free again (HA-R32)
             self.completed[p].append(pl[0])
             pl[0] = 0
@@ -960,7 +966,14 @@ class HarmoniesState(State):
         return dict(zip(POINT_PARTS, self.points(seat)))
 
     def points(self, seat: int) -> tuple[int, ...]:
-        """:meth:`breakdown`'s values, in ``POINT_PARTS`` order."""
+        """:meth:`breakdown`'s values, in ``POINT_PARTS`` order (kept until the seat places a token
+        or a cube: nothing else changes them)."""
+        pts = self._points[seat]
+        if pts is None:
+            pts = self._points[seat] = self._count_points(seat)
+        return pts
+
+    def _count_points(self, seat: int) -> tuple[int, ...]:
         g = self.game
         board = self.boards[seat]
         trees, mountains, fields, buildings, water = self._points_cache[seat][0]
@@ -1142,6 +1155,7 @@ class HarmoniesState(State):
                 self.cube_targets(p, cid, self.cbits[p]) if left else 0 for cid, left in self.places[p]
             ], "cube targets follow the board"
             assert self._points_cache[p][0] == g.board_points_of(self.sbits[p]), "board points follow the board"
+            assert self._points[p] in (None, self._count_points(p)), "the points kept follow the cards and board"
             assert all(not c for c in self.cubes[p][size:]), "no cube outside the board side"
             for s in b:
                 for ch in STACKS[s]:
