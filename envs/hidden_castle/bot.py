@@ -50,25 +50,27 @@ def _speed(state: HiddenCastleState) -> int:
 
 def projected(state: HiddenCastleState) -> list[float]:
     """Projected spooky totals per seat (lower is better)."""
+    out = [float(x) for x in state.spooky]
+    if state.is_terminal():
+        return out
     side = state.side
     g = state.gpp
     v = _speed(state)
     cap = _next_step_value(state)
-    out = [float(x) for x in state.spooky]
-    if state.is_terminal():
-        return out
     variant = state.variant
+    h = state.hugo
+    nrisk = len(_RISK)
     for gi, lc in enumerate(state.loc):
-        p = gi // g
         if lc < GALLERY:
-            m = -(-_hugo_distance(state, lc) // v)
-            out[p] += cap * (_RISK[m] if m < len(_RISK) else 0.02)
+            # the Hugo moves needed to reach it (_hugo_distance, inline)
+            m = -(-((-h + lc) if h < 0 else ((lc - h) % GALLERY or GALLERY)) // v)
+            out[gi // g] += cap * (_RISK[m] if m < nrisk else 0.02)
             if variant:
-                out[p] += 0.5  # will end the round on -2 if it never gets in
+                out[gi // g] += 0.5  # will end the round on -2 if it never gets in
         elif variant and ROOM0 <= lc < STEP0:
-            out[p] += side.room_points[lc - ROOM0 + 1]
+            out[gi // g] += side.room_points[lc - ROOM0 + 1]
         elif variant and STEP0 <= lc < UNPLACED:
-            out[p] += abs(side.steps[lc - STEP0])
+            out[gi // g] += abs(side.steps[lc - STEP0])
     return out
 
 
@@ -79,34 +81,50 @@ def _value(state: HiddenCastleState, seat: int) -> float:
     return proj[seat] - 0.3 * others
 
 
-def _place_score(state: HiddenCastleState, s: int) -> float:
+def _free_doors(state: HiddenCastleState) -> list[tuple[int, float]]:
+    """The door space and placement bonus of each free room (``_place_score``), in room order."""
     side = state.side
-    d = _hugo_distance(state, s)
-    score = min(d, 30) * 1.0
-    for k in range(1, side.num_rooms + 1):
-        ahead = (side.doors[k] - s) % GALLERY
-        if ahead <= 4 and state.room_occ[k] < 0:
-            score += 6.0 if side.room_points[k] < 0 else 4.0 if side.room_points[k] == 0 else 2.0
+    return [
+        (side.doors[k], 6.0 if side.room_points[k] < 0 else 4.0 if side.room_points[k] == 0 else 2.0)
+        for k in range(1, side.num_rooms + 1)
+        if state.room_occ[k] < 0
+    ]
+
+
+def _place_score(state: HiddenCastleState, s: int, doors: list[tuple[int, float]] | None = None) -> float:
+    """How good gallery space ``s`` is to place a guest on: far ahead of Hugo, a free room's door
+    at most 4 spaces ahead. ``doors``: ``_free_doors(state)`` if the caller has it already."""
+    score = min(_hugo_distance(state, s), 30) * 1.0
+    for door, bonus in _free_doors(state) if doors is None else doors:
+        if (door - s) % GALLERY <= 4:
+            score += bonus
     return score
 
 
 def policy(state: HiddenCastleState, seat: int, rng: np.random.Generator) -> int:
     """Choose ``seat``'s action in ``state`` (called through core.bots.HeuristicBot)."""
-    legal = np.flatnonzero(state.legal_mask())
+    legal = np.flatnonzero(state.legal_mask()).tolist()
     if len(legal) == 1:
-        return int(legal[0])
+        return legal[0]
     ph = state.phase_id
     if ph in (SETUP, REPLACE):
-        scores = [_place_score(state, int(a)) + 0.01 * rng.random() for a in legal]
-        return int(legal[int(np.argmax(scores))])
+        # one tie-break draw per legal space, in order (rng.random(n) draws what n rng.random()
+        # calls would); the first best score wins (as np.argmax)
+        doors = _free_doors(state)
+        best, best_v = legal[0], float("-inf")
+        for a, r in zip(legal, rng.random(len(legal)).tolist()):
+            v = _place_score(state, a, doors) + 0.01 * r
+            if v > best_v:
+                best, best_v = a, v
+        return best
     if ph != MOVE:
-        return int(legal[rng.integers(len(legal))])
-    best, best_v = int(legal[0]), float("inf")
-    for act in legal:
-        a = int(act)
+        return legal[rng.integers(len(legal))]
+    best, best_v = legal[0], float("inf")
+    for a, r in zip(legal, rng.random(len(legal)).tolist()):  # one tie-break draw per action
         s = state.clone()
-        s.apply_action(a)
-        v = _value(s, seat) + 0.001 * rng.random()
+        s._apply(a)  # legal: from the mask (apply_action would check it again)
+        s._mask = None
+        v = _value(s, seat) + 0.001 * r
         if a == DECLINE:
             v += 0.01
         if v < best_v:

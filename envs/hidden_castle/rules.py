@@ -24,6 +24,10 @@ Version history:
         (data/components.json loaded by data.py, the wiring in the package's GameSpec); the encoder
         keeps its guest planes itself (the rules no longer write them); phases are an IntEnum. A
         saved state's ``phase_id`` stays a plain int (an IntEnum member is refused like a bool).
+    0.1.0 dev: faster heuristic bot (same decisions): ``bot.policy`` draws its tie-breaks with one
+        ``rng.random(n)`` (the same numbers), applies each move to its copy without re-checking the
+        mask, reads the free rooms once per placement (behaviour and observations unchanged; golden
+        identical).
 """
 
 from __future__ import annotations
