@@ -8,8 +8,6 @@ The layout is declared once in ``build``; RULES.md shows the table."""
 from __future__ import annotations
 
 from array import array
-from functools import reduce
-from operator import or_, xor
 
 import numpy as np
 
@@ -58,16 +56,16 @@ def action_features(state: HarmoniesState, seat: int) -> np.ndarray:
 
 
 class _Seat:
-    """What one seat's blocks of a view (``_View.seats``) were last written from: its stack and cube
-    bitmasks (``state.sbits``, which follow the board and cubes), board, card places and completed
-    cards. ``encode`` compares them by value (so nothing else has to report a change) and rewrites
-    only the hexes and card places that differ, and the points when any of them differs."""
+    """What one seat's blocks of a view (``_View.seats``) were last written from: how much of the
+    seat's ``state.hex_log`` (the hexes whose stack or cube changed, in order) it has written, its
+    board as written, card places, completed cards and points. ``encode`` compares them by value
+    and rewrites only the hexes logged since, the card places that differ, and the point parts
+    that differ."""
 
-    __slots__ = ("sb", "board", "places", "completed", "parts")
+    __slots__ = ("seen", "board", "places", "completed", "parts")
 
-    def __init__(self, spaces: int) -> None:
-        self.sb = [0] * (NUM_STACKS + 1)  # as written at first: the empty board (``spaces``: its hexes), no cube
-        self.sb[EMPTY] = spaces
+    def __init__(self) -> None:
+        self.seen = 0  # entries of the seat's hex log written (a view starts from the empty board)
         self.board = [EMPTY] * HEXES
         self.places = [[0, 0] for _ in range(PLACES)]
         self.completed: list[int] | None = None
@@ -80,7 +78,7 @@ class _View:
 
     __slots__ = ("o", "turn", "bag", "central", "taken", "display", "offers", "first", "deck", "seats")
 
-    def __init__(self, size: int, n: int, spaces: int):
+    def __init__(self, size: int, n: int):
         self.o = zeros(size)
         self.turn: tuple | None = None  # phase, took, took_card, end_triggered
         self.bag: list[int] | None = None
@@ -90,7 +88,7 @@ class _View:
         self.offers: list[int] | None = None
         self.first: int | None = None
         self.deck = -1
-        self.seats = [_Seat(spaces) for _ in range(n)]  # per position k (me first)
+        self.seats = [_Seat() for _ in range(n)]  # per position k (me first)
 
 
 class HarmoniesEncoder(Encoder):
@@ -115,26 +113,6 @@ class HarmoniesEncoder(Encoder):
             self.action_features = "action_features"
         self._hex_index = np.arange(HEXES) * HEX_FEATURES  # offset of each hex in a board block
 
-    @staticmethod
-    def _write_board(o: array, base: int, w: _Seat, sb: list[int], board: list[int]) -> None:
-        """Rewrite, in the board block at ``base``, the hexes whose stack or cube differs from what
-        ``w`` holds (found from the stack and cube bitmasks), and bring ``w`` up to date."""
-        was = w.sb
-        changed = reduce(or_, map(xor, was, sb))  # hexes whose stack or cube changed
-        cubes = was[NUM_STACKS] ^ sb[NUM_STACKS]
-        old = w.board
-        while changed:
-            low = changed & -changed
-            changed ^= low
-            h = low.bit_length() - 1
-            at = base + h * HEX_FEATURES
-            o[at + old[h]] = 0
-            o[at + board[h]] = 1
-            if cubes & low:
-                o[at + NUM_STACKS] = 1.0 if sb[NUM_STACKS] & low else 0.0
-        w.sb = sb[:]
-        w.board = board[:]
-
     def encode(self, state: HarmoniesState, seat: int) -> np.ndarray:
         """Writes only what changed since the last call into the seat's cached observation and
         returns a copy. The cache (``state.encoder_cache``, read and written only here; a clone or a
@@ -146,7 +124,7 @@ class HarmoniesEncoder(Encoder):
             views = state.encoder_cache = [None] * n
         v = views[seat]
         if v is None:
-            v = views[seat] = _View(self.size, n, self.game.geo.all_bits)
+            v = views[seat] = _View(self.size, n)
             g = self.game
             for i, flag in enumerate((n == 1, g.spirits, g.side == "B")):  # fixed for the game
                 v.o[self.flags + 2 + i] = flag
@@ -200,13 +178,21 @@ class HarmoniesEncoder(Encoder):
         for k in range(n):
             p = (seat + k) % n
             w = v.seats[k]
-            sb = state.sbits[p]
+            log = state.hex_log[p]
             places = state.places[p]
             completed = state.completed[p]
-            if w.sb == sb and w.places == places and w.completed == completed:
+            if w.seen == len(log) and w.places == places and w.completed == completed:
                 continue
-            if w.sb != sb:
-                self._write_board(o, self.boards + k * HEXES * HEX_FEATURES, w, sb, state.boards[p])
+            if w.seen != len(log):  # the hexes changed since: their stack one-hot and cube
+                base = self.boards + k * HEXES * HEX_FEATURES
+                board, cubes, old = state.boards[p], state.cubes[p], w.board
+                for h in log[w.seen :]:
+                    at = base + h * HEX_FEATURES
+                    o[at + old[h]] = 0
+                    o[at + board[h]] = 1
+                    old[h] = board[h]
+                    o[at + NUM_STACKS] = 1.0 if cubes[h] else 0.0
+                w.seen = len(log)
             if w.places != places:
                 base = self.places + k * PLACES * PLACE_FEATURES
                 for c, (cid, left) in enumerate(places):

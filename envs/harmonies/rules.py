@@ -45,7 +45,8 @@ Version history:
         names (``P_TURN``, ``K_TOKEN``) in the hot paths (an enum member looked up on its class costs a
         metaclass ``__getattr__`` call). ``points`` kept per seat until it places a token or a cube;
         the encoder writes into an ``array('f')`` (cheaper item writes, same float32 values) and
-        only the point parts that changed.
+        only the point parts that changed. The moves log the hexes they change per seat (``hex_log``):
+        the encoder rewrites the hexes logged since it last wrote (no board diff).
 """
 
 from __future__ import annotations
@@ -500,6 +501,8 @@ class HarmoniesState(State):
 
         * ``sbits``: per stack id the bitmask of the hexes holding it, then the bitmask of the hexes
           holding a cube (see ``stack_bits``);
+        * ``hex_log``: the hexes whose stack or cube changed, in order (here the non-empty ones; a
+          cache that starts from an empty board and rewrites these hexes is up to date: the encoder);
         * ``cbits``: per pattern code (``game.code_list`` order), the hexes whose stack matches it;
         * ``targets``: per card place, the hexes where its next cube may go (0: empty place), and
           ``cube_mask``: the PLACE_CUBE bits of the legal mask made of them;
@@ -509,6 +512,7 @@ class HarmoniesState(State):
         n = self.num_players
         g = self.game
         self.sbits = [self._count_bits(p) for p in range(n)]
+        self.hex_log = [[h for h in range(HEXES) if self.boards[p][h] != EMPTY or self.cubes[p][h]] for p in range(n)]
         self.cbits = [self.code_bits(p, self.stack_bits(p)) for p in range(n)]
         self.targets = [
             [self.cube_targets(p, cid, self.cbits[p]) if left else 0 for cid, left in self.places[p]] for p in range(n)
@@ -534,6 +538,7 @@ class HarmoniesState(State):
         c.first, c.to_move = self.first, self.to_move
         c.boards, c.cubes = [x[:] for x in self.boards], [x[:] for x in self.cubes]
         c.sbits = [x[:] for x in self.sbits]
+        c.hex_log = [x[:] for x in self.hex_log]
         c.cbits = [x[:] for x in self.cbits]
         c.targets = [x[:] for x in self.targets]
         c.cube_mask = self.cube_mask[:]
@@ -855,6 +860,7 @@ class HarmoniesState(State):
         sb = self.sbits[p]
         sb[old] ^= bit
         sb[new] |= bit
+        self.hex_log[p].append(h)
         cb = self.cbits[p]
         for code in g.stack_codes[old]:
             cb[code] ^= bit
@@ -917,6 +923,7 @@ class HarmoniesState(State):
         self.cubes[p][h] = pl[0]
         bit = 1 << h
         self.sbits[p][NUM_STACKS] |= bit
+        self.hex_log[p].append(h)
         tg = self.targets[p]
         for i in range(PLACES):  # HA-R17: no cube on a hex holding one
             tg[i] &= ~bit
@@ -1155,6 +1162,8 @@ class HarmoniesState(State):
                 self.cube_targets(p, cid, self.cbits[p]) if left else 0 for cid, left in self.places[p]
             ], "cube targets follow the board"
             assert self._points_cache[p][0] == g.board_points_of(self.sbits[p]), "board points follow the board"
+            logged = set(self.hex_log[p])
+            assert all(h in logged for h in range(HEXES) if self.boards[p][h] or self.cubes[p][h]), "changes logged"
             assert self._points[p] in (None, self._count_points(p)), "the points kept follow the cards and board"
             assert all(not c for c in self.cubes[p][size:]), "no cube outside the board side"
             for s in b:
