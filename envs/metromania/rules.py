@@ -35,7 +35,8 @@ Version history:
         MM-R38 count stops as soon as it is settled. Each line's last direction kept (``last_d``);
         the MAIN mask's station entries without sets or sorting; END tested on the head's gate first.
         The encoder writes floats (no int conversion per write), new stations from the rules' log,
-        the one new tunnel's line without a set, and skips the turn counters that are 0.
+        the one new tunnel's line without a set, and skips the turn counters that are 0. Trip 7's
+        lake and park corners read from the districts' non-blank cells.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ import numpy as np
 from ..core.game import CHANCE, TERMINAL, Game, Option, State
 from ..core.schema import Bool, Dict, Int, List, Spec
 from .data import components
-from .geometry import COM, ENT, LAKE, RES, TYPE_KIND, Geometry, geometry, layout_kinds
+from .geometry import COM, ENT, LAKE, RES, TYPE_KIND, Geometry, district_placements, geometry, layout_kinds
 
 A_START = 0
 A_EXTEND = 30
@@ -908,7 +909,7 @@ class MetromaniaState(State):
 
     def _apply(self, a: Any) -> None:
         ph = self.phase_id
-        if ph in CHANCE_PHASES:
+        if ph < P_MAIN:  # CHANCE_PHASES
             self._apply_chance(a)
             return
         p = self.to_move
@@ -1155,13 +1156,16 @@ class MetromaniaState(State):
         return out
 
     def _lake_park_vertices(self) -> tuple[set[int], set[int]]:
-        """The corners of lake triangles and of park triangles (trip 7, MM-R40)."""
+        """The corners of lake triangles and of park triangles (trip 7, MM-R40), read from the
+        districts' non-blank cells (what ``layout_kinds`` wrote into ``kinds``)."""
         lake: set[int] = set()
         park: set[int] = set()
         tris = self.game.geo.tris
-        for t, k in enumerate(self.kinds):
-            if k >= LAKE:
-                (lake if k == LAKE else park).update(tris[t])
+        placements = district_placements()
+        for s, (t, r) in enumerate(zip(self.perm, self.rots)):
+            for tri, k in placements[s][t][r]:
+                if k >= LAKE:
+                    (lake if k == LAKE else park).update(tris[tri])
         return lake, park
 
     def final_scoring(self) -> tuple[list[int], list[int], list[dict]]:
