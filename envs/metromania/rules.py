@@ -36,7 +36,8 @@ Version history:
         the MAIN mask's station entries without sets or sorting; END tested on the head's gate first.
         The encoder writes floats (no int conversion per write), new stations from the rules' log,
         the one new tunnel's line without a set, and skips the turn counters that are 0. Trip 7's
-        lake and park corners read from the districts' non-blank cells.
+        lake and park corners read from the districts' non-blank cells. MM-R28's meeting test
+        compares the lines' kept edges (``line_edges``); ``edge_lines`` derived on demand.
 """
 
 from __future__ import annotations
@@ -399,7 +400,6 @@ class MetromaniaState(State):
         g = self.game.geo
         self.kinds = layout_kinds(self.perm, self.rots) if len(self.rots) == 6 else [0] * g.num_triangles
         self.tri_line = [-1] * g.num_triangles
-        self.edge_lines: dict[int, list[int]] = {}
         self.line_edges: list[list[int]] = [[] for _ in self.verts]  # per line, its edges in order (tris[li] beside)
         self.vert_lines: dict[int, list[int]] = {}
         self.vset: list[set[int]] = [set(v) for v in self.verts]
@@ -412,7 +412,6 @@ class MetromaniaState(State):
                 self.vert_lines.setdefault(v, []).append(li)
             for a, b in zip(vs, vs[1:]):
                 e = g.edge[a * 6 + self.game.step_dir[(a, b)]]
-                self.edge_lines.setdefault(e, []).append(li)
                 self.line_edges[li].append(e)
         self.tri_marker = {t: m for m, t in enumerate(self.marker_tri) if t >= 0}
         self.owner = list(self.game.deals[self.num_players][self.deal]) if self.deal >= 0 else [-1] * NUM_MARKERS
@@ -446,7 +445,6 @@ class MetromaniaState(State):
         s.score = list(self.score)
         s.kinds = list(self.kinds)
         s.tri_line = list(self.tri_line)
-        s.edge_lines = {k: list(v) for k, v in self.edge_lines.items()}
         s.line_edges = [list(e) for e in self.line_edges]
         s.vert_lines = {k: list(v) for k, v in self.vert_lines.items()}
         s.vset = [set(v) for v in self.vset]
@@ -479,6 +477,15 @@ class MetromaniaState(State):
         if self.start_gate[li] < 0:
             return self.game.tunnels
         return self.game.tunnels - len(self.verts[li]) - (1 if self.end_gate[li] >= 0 else 0)
+
+    @property
+    def edge_lines(self) -> dict[int, list[int]]:
+        """Per edge with a line on it, those lines (from ``line_edges``)."""
+        out: dict[int, list[int]] = {}
+        for li, es in enumerate(self.line_edges):
+            for e in es:
+                out.setdefault(e, []).append(li)
+        return out
 
     def head(self, li: int) -> int:
         return self.verts[li][-1]
@@ -984,7 +991,6 @@ class MetromaniaState(State):
         self.last_d[li] = d
         self.tris[li].append(t)
         self.tri_line[t] = li
-        self.edge_lines.setdefault(g.edge[k], []).append(li)
         self.line_edges[li].append(g.edge[k])
         self.placed.append(t)
         self.vert_lines.setdefault(w, []).append(li)
@@ -1012,19 +1018,22 @@ class MetromaniaState(State):
         """MM-R28/R29: after line li was extended from h, a meeting with another line at h makes a station."""
         vs = self.verts[li]
         h = vs[-2]
-        if h in self.has_station or self.supply <= 0 or len(vs) < 3:
+        if h in self.has_station or len(vs) < 3 or self.supply <= 0:
             return
-        g, sd = self.game.geo, self.game.step_dir
-        mine = {g.edge[vs[-3] * 6 + sd[(vs[-3], h)]], g.edge[h * 6 + sd[(h, vs[-1])]]}
-        for other in self.vert_lines.get(h, ()):
+        lines = self.vert_lines[h]
+        if len(lines) < 2:  # only line li at h
+            return
+        # a line's edges in order: edge j joins its vertices j and j + 1
+        mine = self.line_edges[li][-2:]  # the two edges of li at h
+        for other in lines:
             if other == li:
                 continue
             ov = self.verts[other]
             i = ov.index(h)
             if i == 0 or i == len(ov) - 1:  # M has one edge at h: wait until M is extended
                 continue
-            theirs = {g.edge[ov[i - 1] * 6 + sd[(ov[i - 1], h)]], g.edge[h * 6 + sd[(h, ov[i + 1])]]}
-            if len(mine & theirs) < 2:
+            oe = self.line_edges[other]
+            if oe[i - 1] not in mine or oe[i] not in mine:  # not the same two edges (MM-R28)
                 self._place_station(h)
                 return
 
