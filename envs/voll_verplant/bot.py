@@ -9,13 +9,14 @@ there, VV-R14). It reads only its own sheet and public bonus strikes.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import numpy as np
 
 from ..core.bots import HeuristicBot
 from ..core.game import ConfigError
-from .data import FREE, NUMBER, TRANSFER
+from .data import FREE, NUMBER, TRANSFER, MapData
 from .rules import A_FREE, A_TRANSFER, VollVerplantGame, VollVerplantState, transfer_value
 
 AVG_CROSSES = 3.6  # expected crosses a future window yields
@@ -34,8 +35,13 @@ class _Sheet:
         self.seat = seat
         self.map = m
         self.kind = g.deck.kind_type[state.card]
-        self.marks = state.marks[seat]
-        self.first = state.first[seat]
+        self.marks = mk = state.marks[seat]
+        self.first = first = state.first[seat]
+        self.index = _station_index(m)
+        # per line: the (position, station) of its unmarked stations from its first open one on
+        self.gaps = [
+            [(q, x) for q, x in enumerate(st) if q >= first[li] and not mk[x]] for li, st in enumerate(m.line_st)
+        ]
         self.done = done = state.scored[seat]
         self.unm = unm = state.unm[seat]
         wins = state.wins[seat]
@@ -84,6 +90,8 @@ class _Sheet:
         t = self.kind
         mk = self.marks
         first = self.first
+        index = self.index
+        gaps = self.gaps
         unm = self.unm[:]
         wleft = self.wleft[:]
         changed: set[int] = set()
@@ -124,12 +132,15 @@ class _Sheet:
                 unm[lj] -= 1
                 touched.add(lj)
                 # crossing inside another line's empty run blocks its later Number cards
+                # (an unmarked station of lj between its first open one and s, not crossed now)
                 if wleft[lj] > 0:
-                    stj = m.line_st[lj]
-                    pos = stj.index(s)
-                    fj = first[lj]
-                    if pos > fj and not all((x in cset) or mk[x] for x in stj[fj:pos]):
-                        value -= BLOCK_COST
+                    pos = index[lj][s]
+                    for q, x in gaps[lj]:
+                        if q >= pos:
+                            break
+                        if x not in cset:
+                            value -= BLOCK_COST
+                            break
         done = self.done
         bonus = self.bonus
         for lj in touched:
@@ -138,6 +149,12 @@ class _Sheet:
         changed |= touched
         after = self.potential_after(unm, wleft, changed) if changed else self.sums[-1]
         return value + after - self.sums[-1]
+
+
+@cache
+def _station_index(m: MapData) -> list[dict[int, int]]:
+    """Per line of map ``m``: each station's position on it."""
+    return [{x: q for q, x in enumerate(st)} for st in m.line_st]
 
 
 def _term(bonus: int, wleft: int, unm: int) -> float:
