@@ -62,26 +62,27 @@ class _Seat:
     and rewrites only the hexes logged since, the card places that differ, and the point parts
     that differ."""
 
-    __slots__ = ("seen", "board", "places", "completed", "parts")
+    __slots__ = ("seen", "board", "places", "completed", "points")
 
     def __init__(self) -> None:
         self.seen = 0  # entries of the seat's hex log written (a view starts from the empty board)
         self.board = [EMPTY] * HEXES
         self.places = [[0, 0] for _ in range(PLACES)]
         self.completed: list[int] | None = None
-        self.parts: tuple = ()  # the points as written (``state.points``), then cubes on the board
+        self.points: tuple = (None,) * SCORE_PARTS  # ``state.points`` as written (the rules keep the tuple)
 
 
 class _View:
     """One seat's cached observation (``HarmoniesEncoder.encode``): the array and what its blocks
     were last written from (None: not yet written)."""
 
-    __slots__ = ("o", "turn", "bag", "central", "taken", "display", "offers", "first", "deck", "seats")
+    __slots__ = ("o", "arr", "turn", "bag", "central", "taken", "display", "offers", "first", "deck", "seats")
 
-    def __init__(self, size: int, n: int):
-        self.o = zeros(size)
+    def __init__(self, template: array, n: int):
+        self.o = template[:]  # a copy of the encoder's starting array for n players
+        self.arr = np.frombuffer(self.o, np.float32)  # the same memory, for the copies handed out
         self.turn: tuple | None = None  # phase, took, took_card, end_triggered
-        self.bag: list[int] | None = None
+        self.bag: list[int] = [-1] * 6
         self.central: list[list[int]] = [[] for _ in range(SPACES)]  # as written into the zeros
         self.taken: list[int] = [-1] * TAKEN
         self.display: list[int] = [0] * DISPLAY
@@ -112,6 +113,22 @@ class HarmoniesEncoder(Encoder):
             self.features = L.block("action_features", NUM_ACTIONS, low=-np.inf, high=np.inf)
             self.action_features = "action_features"
         self._hex_index = np.arange(HEXES) * HEX_FEATURES  # offset of each hex in a board block
+        self._templates: dict[int, array] = {}  # per player count: a view's array before any write
+
+    def _template(self, n: int) -> array:
+        """The observation before anything of a state is written: the game's fixed flags, every
+        seat present and its board empty."""
+        t = self._templates.get(n)
+        if t is None:
+            t = self._templates[n] = zeros(self.size)
+            g = self.game
+            for i, flag in enumerate((n == 1, g.spirits, g.side == "B")):  # fixed for the game
+                t[self.flags + 2 + i] = flag
+            for k in range(n):
+                t[self.seats + 3 * k] = 1
+                for h in range(HEXES):
+                    t[self.boards + (k * HEXES + h) * HEX_FEATURES + EMPTY] = 1
+        return t
 
     def encode(self, state: HarmoniesState, seat: int) -> np.ndarray:
         """Writes only what changed since the last call into the seat's cached observation and
@@ -124,14 +141,7 @@ class HarmoniesEncoder(Encoder):
             views = state.encoder_cache = [None] * n
         v = views[seat]
         if v is None:
-            v = views[seat] = _View(self.size, n)
-            g = self.game
-            for i, flag in enumerate((n == 1, g.spirits, g.side == "B")):  # fixed for the game
-                v.o[self.flags + 2 + i] = flag
-            for k in range(n):  # every seat present, its board empty
-                v.o[self.seats + 3 * k] = 1
-                for h in range(HEXES):
-                    v.o[self.boards + (k * HEXES + h) * HEX_FEATURES + EMPTY] = 1
+            v = views[seat] = _View(self._template(n), n)
         o = v.o
         key = (state.phase_id, state.took, state.took_card, state.end_triggered)
         if v.turn != key:
@@ -141,18 +151,23 @@ class HarmoniesEncoder(Encoder):
             o[self.phase + state.phase_id] = 1
             f = self.flags
             o[f], o[f + 1], o[f + 5] = state.took, state.took_card, state.end_triggered
-        if v.bag != state.bag:
-            v.bag = state.bag[:]
-            for c, k in enumerate(state.bag):
-                o[self.bag + c] = BAG_FLOATS[k]
-        if v.central != state.central:  # per space that differs: its 3 x 6 entries
-            for s, (was, toks) in enumerate(zip(v.central, state.central)):
-                if was != toks:
+        bag = state.bag
+        if v.bag != bag:  # per colour that differs
+            was = v.bag
+            for c in range(6):
+                if was[c] != bag[c]:
+                    was[c] = bag[c]
+                    o[self.bag + c] = BAG_FLOATS[bag[c]]
+        central = state.central
+        if v.central != central:  # per space that differs: its 3 x 6 entries
+            written = v.central
+            for s, toks in enumerate(central):
+                if written[s] != toks:
                     base = self.central + 18 * s
                     o[base : base + 18] = ZERO_SPACE
                     for i, c in enumerate(toks):
                         o[base + 6 * i + c] = 1
-            v.central = [toks[:] for toks in state.central]
+                    written[s] = toks[:]
         if v.taken != state.taken:  # per slot that differs
             for t, (was, c) in enumerate(zip(v.taken, state.taken)):
                 if was != c:
@@ -175,12 +190,14 @@ class HarmoniesEncoder(Encoder):
             o[self.offers : self.offers + 2 * 10] = ZERO_OFFERS
             for i, c in enumerate(offers):
                 o[self.offers + 10 * i + c - 33] = 1
-        for k in range(n):
-            p = (seat + k) % n
-            w = v.seats[k]
-            log = state.hex_log[p]
-            places = state.places[p]
-            completed = state.completed[p]
+        logs, all_places, all_completed = state.hex_log, state.places, state.completed
+        for k, w in enumerate(v.seats):
+            p = seat + k
+            if p >= n:
+                p -= n
+            log = logs[p]
+            places = all_places[p]
+            completed = all_completed[p]
             if w.seen == len(log) and w.places == places and w.completed == completed:
                 continue
             if w.seen != len(log):  # the hexes changed since: their stack one-hot and cube
@@ -193,6 +210,7 @@ class HarmoniesEncoder(Encoder):
                     old[h] = board[h]
                     o[at + NUM_STACKS] = 1.0 if cubes[h] else 0.0
                 w.seen = len(log)
+                o[self.seats + 3 * k + 2] = state.cubes_on_board(p) / 20
             if w.places != places:
                 base = self.places + k * PLACES * PLACE_FEATURES
                 for c, (cid, left) in enumerate(places):
@@ -206,16 +224,14 @@ class HarmoniesEncoder(Encoder):
                         o[at + CARDS] = left / 5
                         was[0], was[1] = cid, left
             w.completed = completed[:]
-            parts = (*state.points(p), state.cubes_on_board(p))
-            if w.parts != parts:
+            points = state.points(p)
+            if w.points is not points:  # a new tuple: write the parts that differ
                 base = self.scores + SCORE_PARTS * k
-                for i, (was, x) in enumerate(zip(w.parts or (None,) * (SCORE_PARTS + 1), parts)):
-                    if was != x:
-                        if i < SCORE_PARTS:
-                            o[base + i] = x * SCORE_SCALE
-                        else:
-                            o[self.seats + 3 * k + 2] = x / 20
-                w.parts = parts
+                was = w.points
+                for i in range(SCORE_PARTS):
+                    if was[i] != points[i]:
+                        o[base + i] = points[i] * SCORE_SCALE
+                w.points = points
         if v.first != state.first:
             v.first = state.first
             for k in range(n):
@@ -225,4 +241,4 @@ class HarmoniesEncoder(Encoder):
             o[self.deck] = len(state.deck) / 32
         if self.features is not None:
             o[self.features : self.features + NUM_ACTIONS] = array("f", action_features(state, seat).tobytes())
-        return np.frombuffer(o, np.float32).copy()
+        return v.arr.copy()

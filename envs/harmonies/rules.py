@@ -46,7 +46,9 @@ Version history:
         metaclass ``__getattr__`` call). ``points`` kept per seat until it places a token or a cube;
         the encoder writes into an ``array('f')`` (cheaper item writes, same float32 values) and
         only the point parts that changed. The moves log the hexes they change per seat (``hex_log``):
-        the encoder rewrites the hexes logged since it last wrote (no board diff).
+        the encoder rewrites the hexes logged since it last wrote (no board diff), starts each view
+        from a per-player-count template, writes only the bag colours, central spaces and point
+        parts that changed, and hands out copies of a numpy view of its array.
 """
 
 from __future__ import annotations
