@@ -37,7 +37,9 @@ Version history:
         The encoder writes floats (no int conversion per write), new stations from the rules' log,
         the one new tunnel's line without a set, and skips the turn counters that are 0. Trip 7's
         lake and park corners read from the districts' non-blank cells. MM-R28's meeting test
-        compares the lines' kept edges (``line_edges``); ``edge_lines`` derived on demand.
+        compares the lines' kept edges (``line_edges``); ``edge_lines`` derived on demand. Which
+        triangles may still take a tunnel kept in ``open`` (one read instead of three tests in the
+        EXTEND mask and the gate search).
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ NUM_ACTIONS = 196
 NUM_MARKERS = 12
 NO_STEP = 6  # "no previous direction" in the reachability search
 _NOTHING: frozenset[int] = frozenset()
+OPEN_BLANK, OPEN_DEST = 1, 2  # ``MetromaniaState.open``
 
 
 class Phase(IntEnum):
@@ -413,6 +416,7 @@ class MetromaniaState(State):
             for a, b in zip(vs, vs[1:]):
                 e = g.edge[a * 6 + self.game.step_dir[(a, b)]]
                 self.line_edges[li].append(e)
+        self._set_open()
         self.tri_marker = {t: m for m, t in enumerate(self.marker_tri) if t >= 0}
         self.owner = list(self.game.deals[self.num_players][self.deal]) if self.deal >= 0 else [-1] * NUM_MARKERS
         self.has_station = set(self.stations)
@@ -433,6 +437,16 @@ class MetromaniaState(State):
         self.placed = [t for ts in self.tris for t in ts]  # tunnels on the board, in the order placed (since loading)
         self.station_log = list(self.has_station)  # has_station's vertices, in the order added (since loading)
 
+    def _set_open(self) -> None:
+        """``open[t]``: whether a tunnel may still go on triangle t as far as the board goes (free,
+        MM-R22; no lake or park, MM-R17): OPEN_BLANK, OPEN_DEST (a destination: markers decide),
+        or 0. One entry more, always 0, answers for t = -1 (no triangle beyond the board's edge).
+        Set from the layout and the tunnels; a new tunnel closes its triangle."""
+        occ = self.tri_line
+        self.open = [
+            0 if occ[t] >= 0 or k >= LAKE else (OPEN_DEST if k else OPEN_BLANK) for t, k in enumerate(self.kinds)
+        ] + [0]
+
     def clone(self) -> MetromaniaState:
         s = MetromaniaState.__new__(MetromaniaState)
         s.__dict__.update(self.__dict__)
@@ -445,6 +459,7 @@ class MetromaniaState(State):
         s.score = list(self.score)
         s.kinds = list(self.kinds)
         s.tri_line = list(self.tri_line)
+        s.open = list(self.open)
         s.line_edges = [list(e) for e in self.line_edges]
         s.vert_lines = {k: list(v) for k, v in self.vert_lines.items()}
         s.vset = [set(v) for v in self.vset]
@@ -689,10 +704,9 @@ class MetromaniaState(State):
         g = self.game.geo
         if g.black_at[gate] in self.black_used:
             return False
-        tl, tr, kinds, occ = g.tri_left, g.tri_right, self.kinds, self.tri_line
+        tl, tr, opn = g.tri_left, g.tri_right, self.open
         for k in path:
-            t1, t2 = tl[k], tr[k]
-            if not ((t1 >= 0 and occ[t1] < 0 and kinds[t1] < LAKE) or (t2 >= 0 and occ[t2] < 0 and kinds[t2] < LAKE)):
+            if not (opn[tl[k]] or opn[tr[k]]):
                 return False
         return True
 
@@ -721,7 +735,7 @@ class MetromaniaState(State):
         if dist[h] > budget:
             return -1, [], _NOTHING
         own = self.vset[li]
-        kinds, occ, st = self.kinds, self.tri_line, self.has_station
+        opn, st = self.open, self.has_station
         steps = extend_steps()  # the board's edges and MM-R19's turns
         start = (h, self.last_dir(li))
         best = {start: 0}
@@ -737,11 +751,7 @@ class MetromaniaState(State):
                 if y in own or nd + dist[y] > budget:
                     continue
                 node = (y, off >> 1)
-                if best.get(node, 99) <= nd:
-                    continue
-                if not (
-                    (t1 >= 0 and occ[t1] < 0 and kinds[t1] < LAKE) or (t2 >= 0 and occ[t2] < 0 and kinds[t2] < LAKE)
-                ):
+                if best.get(node, 99) <= nd or not (opn[t1] or opn[t2]):
                     continue
                 if dist[y] == 0:
                     path = [x * 6 + (off >> 1)]
@@ -888,7 +898,7 @@ class MetromaniaState(State):
         """Set the EXTEND entries of the mask: ``tunnel_legal`` for every (line, direction, side),
         with the line-level checks done once per line and the geometric ones (board edge, MM-R19's
         turns) read from ``extend_steps``. Returns whether any is legal."""
-        kinds, occ = self.kinds, self.tri_line
+        opn = self.open
         tunnels = self.game.tunnels
         steps = extend_steps()
         out = m.data  # item writes through a memoryview: cheaper than numpy indexing
@@ -906,10 +916,12 @@ class MetromaniaState(State):
                 if w in own:  # MM-R18
                     continue
                 # side 0 (left), side 1 (right): a free triangle (MM-R17, MM-R22), blank or a destination
-                if t0 >= 0 and occ[t0] < 0 and (kinds[t0] == 0 or self._may_cover(p, t0)):
+                c = opn[t0]
+                if c == OPEN_BLANK or (c and self._may_cover(p, t0)):
                     out[base + off] = 1
                     found = True
-                if t1 >= 0 and occ[t1] < 0 and (kinds[t1] == 0 or self._may_cover(p, t1)):
+                c = opn[t1]
+                if c == OPEN_BLANK or (c and self._may_cover(p, t1)):
                     out[base + off + 1] = 1
                     found = True
         return found
@@ -970,6 +982,7 @@ class MetromaniaState(State):
             self.rots.append(a)
             if len(self.rots) == 6:
                 self.kinds = layout_kinds(self.perm, self.rots)
+                self._set_open()
                 self.phase_id = P_DEAL
         elif ph == P_DEAL:
             self.deal = a
@@ -991,6 +1004,7 @@ class MetromaniaState(State):
         self.last_d[li] = d
         self.tris[li].append(t)
         self.tri_line[t] = li
+        self.open[t] = 0
         self.line_edges[li].append(g.edge[k])
         self.placed.append(t)
         self.vert_lines.setdefault(w, []).append(li)

@@ -49,3 +49,25 @@ def test_MM_R53_chance_draws_match_the_default_sampler(n):
             assert got == want
             st.apply_action(got)
         assert r1.random() == r2.random()
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_MM_R17_R22_open_triangles_and_station_log_follow_the_board(n):
+    """``open`` (kept as tunnels go down) is what the layout and the tunnels give; ``station_log``
+    lists ``has_station`` once each; ``last_d`` is each line's last direction; a clone and a
+    loaded state carry the same."""
+    game = MetromaniaGame()
+    rng = np.random.default_rng(40 + n)
+    for _ in range(3):
+        st = game.new_initial_state(n)
+        while not st.is_terminal():
+            if st.current_player() == CHANCE:
+                st.apply_action(st.sample_chance(rng))
+            else:
+                st.apply_action(int(rng.choice(np.flatnonzero(st.legal_mask()))))
+            for s in (st, st.clone(), game.state_from_dict(st.to_dict())):
+                want = [0 if s.tri_line[t] >= 0 or k >= 4 else (2 if k else 1) for t, k in enumerate(s.kinds)]
+                assert s.open == want + [0]
+                assert sorted(s.station_log) == sorted(s.has_station)
+                sd = game.step_dir
+                assert s.last_d == [sd[(vs[-2], vs[-1])] if len(vs) >= 2 else -1 for vs in s.verts]
