@@ -120,6 +120,12 @@ class ChallengersEncoder(Encoder):
         self.piles = L.block("piles", 6)  # pile and discard sizes A/B/C (share of the level)
         self.sets = L.block("sets_in_play", g.num_sets)
         self.level_scale = [1.0 / g.level_total[lv] for lv in (LV_A, LV_B, LV_C)]
+        # the draft_options block per round (1-7; the final's all 0): per option level A/B/C one-hot, keep k (x0.5)
+        self.option_rows = [np.zeros(8, np.float32) for _ in range(FINAL_ROUND + 1)]
+        for rnd in range(1, ROUNDS + 1):
+            for i, (lv, k) in enumerate(g.draft_options(rnd)):
+                self.option_rows[rnd][4 * i + lv - 1] = 1.0
+                self.option_rows[rnd][4 * i + 3] = k * 0.5
         self.action_features = None
         if g.options["action_features"]:
             self.action_features = "action_features"
@@ -259,19 +265,15 @@ class ChallengersEncoder(Encoder):
                 mv[self.players + n - 1] = 1
             mv[self.rnd + rnd - 1] = 1
             view.rnd = rnd
-            options = [0.0] * 8  # per option: level A/B/C one-hot, keep k (x0.5)
-            if rnd <= ROUNDS:
-                for i, (lv, k) in enumerate(g.draft_options(rnd)):
-                    options[4 * i + lv - 1] = 1.0
-                    options[4 * i + 3] = k * 0.5
-            for i, x in enumerate(options):
-                mv[self.options + i] = x
+            o[self.options : self.options + 8] = self.option_rows[rnd]
         for k in range(n):  # the public decks, me first (x0.25)
             deck = state.public[(seat + k) % n]
             was = view.public[k]
             if deck != was:
                 at = self.public + k * T
-                if was:  # the types whose count changed (found by C-level iteration)
+                if k == 0 and deck == view.deck[:T]:  # my public deck is my deck as written: a block copy
+                    o[at : at + T] = o[self.my_deck : self.my_deck + T]
+                elif was:  # the types whose count changed (found by C-level iteration)
                     for t in compress(range(T), map(ne, was, deck)):
                         mv[at + t] = deck[t] * 0.25
                 else:  # counts < 256: x0.25 by table, exact in float32
@@ -313,11 +315,19 @@ class ChallengersEncoder(Encoder):
                 float(q in fin),
                 sum(state.public[q]) * 0.05 if q < n else sum(state.decks[q]) * 0.05,
             )  # entry 8 (deck phase done this round) is a per-step entry (_update): vals[8] goes to 9
-            if vals != view.rows[k]:
+            old = view.rows[k]
+            if vals != old:
                 b = self.seats + k * self.per
-                for j in range(8):
-                    mv[b + j] = vals[j]
-                mv[b + 9] = vals[8]
+                if old:  # the entries that changed
+                    for j in range(8):
+                        if vals[j] != old[j]:
+                            mv[b + j] = vals[j]
+                    if vals[8] != old[8]:
+                        mv[b + 9] = vals[8]
+                else:
+                    for j in range(8):
+                        mv[b + j] = vals[j]
+                    mv[b + 9] = vals[8]
                 view.rows[k] = vals
         if state.in_play != view.in_play:
             for i, on in enumerate(state.in_play):

@@ -55,15 +55,20 @@ Version history:
         join and leave it (``aura``; ``_auras`` the reference); a reveal inlines its side and log
         entry; the display's draws skip _continue_fill while the pile holds cards; the PICK mask built
         as bytes.
+        Per participant the deck's cards as a sorted list (``deck_cards``), copied at a match start as the
+        unrevealed cards (``unrevealed``): a reveal is the k-th entry (the same outcome as the bisection);
+        a match start no longer re-creates the (already empty) benches; the encoder copies my public
+        deck from my deck's block when they are equal, writes the draft options from a table per round
+        and only the seat-row entries that changed.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import insort
 from collections.abc import Callable
 from enum import IntEnum
 from functools import cache
-from itertools import accumulate, compress
+from itertools import chain, compress, repeat
 from operator import itemgetter
 from typing import Any, ClassVar
 
@@ -340,6 +345,7 @@ class ChallengersGame(Game):
         st.pile, st.discard = list(d["pile"]), list(d["discard"])
         st._count_piles()
         st.decks = [list(x) for x in d["decks"]]
+        st._list_decks()
         st.public = [list(x) for x in d["public"]]
         st.tokens = list(d["tokens"])
         st.trophies = [list(x) for x in d["trophies"]]
@@ -349,6 +355,7 @@ class ChallengersGame(Game):
         st.stack = [list(x) for x in d["stack"]]
         st.attack = [list(x) for x in d["attack"]]
         st.undrawn = [list(x) for x in d["undrawn"]]
+        st.unrevealed = [st._cards(u) for u in st.undrawn]
         st.bench = [[list(s) for s in b] for b in d["bench"]]
         st.aura = [st._auras(0), st._auras(1)]
         st.resting = [list(x) for x in d["resting"]]
@@ -431,6 +438,21 @@ class ChallengersState(State):
             b[:T] = [0] * T
             for i, t in enumerate(game.bot_types):
                 b[t] = game.bot_count[i]
+        # per participant the deck's cards as one sorted list, a type per copy (``_list_decks``, kept
+        # as cards join and leave); a match copies two of them as ``unrevealed``, kept as cards are
+        # revealed: a uniform reveal is the k-th entry of that list (sample_chance)
+        self.deck_cards: list[list[int]] = []
+        self._list_decks()
+        self.unrevealed: list[list[int]] = [[], []]
+
+    @staticmethod
+    def _cards(counts: list[int]) -> list[int]:
+        """The cards of a count vector as a sorted list of types, one entry per copy."""
+        return list(chain.from_iterable(map(repeat, range(len(counts)), counts)))
+
+    def _list_decks(self) -> None:
+        """``deck_cards`` from ``decks`` (the reference; the moves keep it)."""
+        self.deck_cards = [self._cards(d) for d in self.decks]
 
     # ------------------------------------------------------------------ structure
     def current_player(self) -> int:
@@ -614,8 +636,8 @@ class ChallengersState(State):
             cards = self.pile_cards[self.game.schedule[self.round - 1][self.option][0]]
             return cards[int(rng.random() * len(cards))]
         if ph == P_REVEAL:
-            cum = list(accumulate(self.undrawn[self.starter if self.flag < 0 else 1 - self.flag]))  # _reveal_side
-            return bisect_right(cum, int(rng.random() * cum[-1]))
+            cards = self.unrevealed[self.starter if self.flag < 0 else 1 - self.flag]  # _reveal_side
+            return cards[int(rng.random() * len(cards))]
         if ph in (P_RECRUIT, P_BOT_SETUP):
             cards = self.pile_cards[self._draw_level()]
             return cards[int(rng.random() * len(cards))]
@@ -710,6 +732,7 @@ class ChallengersState(State):
                 p = self.seat
                 deck = self.decks[p]
                 deck[t] -= 1
+                self.deck_cards[p].remove(t)
                 self.deck_rev[p] += 1
                 self.deck_last[p] = t
                 rm = self._rm_mask
@@ -759,6 +782,7 @@ class ChallengersState(State):
     def _gain(self, p: int, t: int) -> None:
         """A card of type ``t`` joins participant ``p``'s deck (its revision noted: ``deck_rev``)."""
         self.decks[p][t] += 1
+        insort(self.deck_cards[p], t)
         self.deck_rev[p] += 1
         self.deck_last[p] = t
 
@@ -800,13 +824,10 @@ class ChallengersState(State):
     def _begin_match(self) -> None:
         """CH-R10 / CH-R11: fresh decks and benches; the later highest trophy starts."""
         a, b = self.pairs()[self.match]
-        TA = self.game.all_types
         self.undrawn = [self.decks[a][:], self.decks[b][:]]
-        self.bench = [[[-1, 0] for _ in range(self.game.bench_seats)] for _ in range(2)]
-        self.aura = [[0] * self.game.num_sets, [0] * self.game.num_sets]
-        self.resting = [[0] * TA, [0] * TA]
-        self.stack, self.attack = [], []
-        self.flag, self.weaken = -1, 0
+        self.unrevealed = [self.deck_cards[a][:], self.deck_cards[b][:]]
+        # benches (and their AURA), resting cards, stack, attack, flag and weakening are already
+        # fresh: outside a match they are empty (_clear_match, the start; checked by the invariants)
         self.log = []
         ra, rb = self._top_round(a), self._top_round(b)
         if ra == rb:
@@ -820,7 +841,7 @@ class ChallengersState(State):
     def _check_reveal(self) -> None:
         """CH-R22: a player who must reveal from an empty deck loses."""
         s = self._reveal_side()
-        if not any(self.undrawn[s]):
+        if not self.unrevealed[s]:
             self._log(EV_LOSE_DECK, s, -1)
             self._match_over(1 - s)
 
@@ -938,6 +959,7 @@ class ChallengersState(State):
         g = self.game
         side = self.starter if self.flag < 0 else 1 - self.flag  # _reveal_side
         self.undrawn[side][t] -= 1
+        self.unrevealed[side].remove(t)  # its first copy: the list stays sorted
         card = [t, 0]
         if len(self.log) < MAX_LOG:  # _log
             self.log.append([EV_REVEAL, side, t])
@@ -1057,6 +1079,7 @@ class ChallengersState(State):
     def _clear_match(self) -> None:
         TA = self.game.all_types
         self.undrawn = [[0] * TA, [0] * TA]
+        self.unrevealed = [[], []]
         self.bench = [[[-1, 0] for _ in range(self.game.bench_seats)] for _ in range(2)]
         self.aura = [[0] * self.game.num_sets, [0] * self.game.num_sets]
         self.resting = [[0] * TA, [0] * TA]
@@ -1201,6 +1224,7 @@ class ChallengersState(State):
                     row[k] = owners[int(j)]
             s._count_trophies()
         s._count_piles()
+        s._list_decks()
         s._mask = None
         return s
 
@@ -1258,6 +1282,8 @@ class ChallengersState(State):
         c.stack = [x[:] for x in self.stack]
         c.attack = [x[:] for x in self.attack]
         c.undrawn = [x[:] for x in self.undrawn]
+        c.unrevealed = [x[:] for x in self.unrevealed]
+        c.deck_cards = [x[:] for x in self.deck_cards]
         c.bench = [[s[:] for s in b] for b in self.bench]
         c.aura = [x[:] for x in self.aura]
         c.resting = [x[:] for x in self.resting]
@@ -1316,6 +1342,8 @@ class ChallengersState(State):
         sizes = (self.pile_size[:], self.discard_size[:], [x[:] for x in self.pile_cards])
         self._count_piles()
         assert sizes == (self.pile_size, self.discard_size, self.pile_cards), "the kept pile sizes and cards are exact"
+        assert self.deck_cards == [self._cards(d) for d in self.decks], "the kept deck card lists are exact"
+        assert self.unrevealed == [self._cards(u) for u in self.undrawn], "the kept match card lists are exact"
         kept = (self.won[:], self.won_top[:], self.won_rounds[:], self.won_fans[:], self.won_removed)
         self._count_trophies()
         assert kept == (self.won, self.won_top, self.won_rounds, self.won_fans, self.won_removed), "trophy totals"
