@@ -179,6 +179,24 @@ def side_tables(side: str) -> tuple[Geometry, list[str], Placements]:
     return geo, code_list, placements
 
 
+@cache
+def side_reach(side: str) -> dict[int, list[int]]:
+    """Per card and hex h, the cube hexes having a placement that covers h (where a token on h can
+    change whether a cube may go); computed once per side."""
+    out: dict[int, list[int]] = {}
+    for cid, (_, _, by_hex) in side_tables(side)[2].items():
+        reach = [0] * HEXES
+        for cube_hex, reqs in by_hex.items():
+            for req in reqs:
+                for _, bits in req:
+                    while bits:
+                        low = bits & -bits
+                        bits ^= low
+                        reach[low.bit_length() - 1] |= 1 << cube_hex
+        out[cid] = reach
+    return out
+
+
 class HarmoniesGame(Game):
     """Harmonies for 1-4 players (one player = the solo mode, HA-V3)."""
 
@@ -233,19 +251,7 @@ class HarmoniesGame(Game):
         # token placed changes a card's cube targets only if the old or new stack matches one of them)
         self.stack_code_mask = tuple(sum(1 << i for i in codes) for codes in self.stack_codes)
         self.card_code_mask = {cid: sum(1 << i for i in needs) for cid, (_, needs, _) in self.placements.items()}
-        # per card and hex h, the cube hexes having a placement that covers h (where a token on h
-        # can change whether a cube may go)
-        self.reach: dict[int, list[int]] = {}
-        for cid, (_, _, by_hex) in self.placements.items():
-            reach = [0] * HEXES
-            for cube_hex, reqs in by_hex.items():
-                for req in reqs:
-                    for _, bits in req:
-                        while bits:
-                            low = bits & -bits
-                            bits ^= low
-                            reach[low.bit_length() - 1] |= 1 << cube_hex
-            self.reach[cid] = reach
+        self.reach = side_reach(self.side)
         self._masks: dict[int, np.ndarray] = {}  # legal mask bits -> the (read-only) mask array
 
     def mask_array(self, bits: int) -> np.ndarray:
