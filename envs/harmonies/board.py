@@ -197,7 +197,12 @@ class Geometry:
     def diameter(self, group: int) -> int:
         """HA-R29: the largest number of hexes on a shortest path (inside the group) between two
         of its hexes (1 for a single hex)."""
-        cells = [h for h in range(self.size) if group >> h & 1]
+        cells = []
+        bits = group
+        while bits:  # the group's hexes, lowest first
+            low = bits & -bits
+            bits ^= low
+            cells.append(low.bit_length() - 1)
         best = 1
         adj = self.adjacent
         for s in cells:

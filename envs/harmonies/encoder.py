@@ -69,7 +69,7 @@ class _Seat:
         self.board = [EMPTY] * HEXES
         self.places = [[0, 0] for _ in range(PLACES)]
         self.completed: list[int] | None = None
-        self.points: tuple = (None,) * SCORE_PARTS  # ``state.points`` as written (the rules keep the tuple)
+        self.points: tuple | None = None  # ``state.points`` as written (the rules keep the tuple)
 
 
 class _View:
@@ -225,12 +225,9 @@ class HarmoniesEncoder(Encoder):
                         was[0], was[1] = cid, left
             w.completed = completed[:]
             points = state.points(p)
-            if w.points is not points:  # a new tuple: write the parts that differ
+            if w.points is not points:  # a new tuple (the rules keep it until it changes)
                 base = self.scores + SCORE_PARTS * k
-                was = w.points
-                for i in range(SCORE_PARTS):
-                    if was[i] != points[i]:
-                        o[base + i] = points[i] * SCORE_SCALE
+                o[base : base + SCORE_PARTS] = array("f", map(SCORE_SCALE.__mul__, points))  # x * SCORE_SCALE
                 w.points = points
         if v.first != state.first:
             v.first = state.first

@@ -704,7 +704,8 @@ class HarmoniesState(State):
 
     def unfinished(self, seat: int) -> int:
         """Cards (animal or spirit) in the seat's places (HA-R13, HA-R19)."""
-        return PLACES - [c for c, _ in self.places[seat]].count(0)
+        pl = self.places[seat]
+        return (pl[0][0] != 0) + (pl[1][0] != 0) + (pl[2][0] != 0) + (pl[3][0] != 0)
 
     def _legal_mask(self) -> np.ndarray:
         bits = 0  # bit a = action a (mask_of)
@@ -730,7 +731,8 @@ class HarmoniesState(State):
                     bits |= self.can_place(p, c, sbits) << (A_PLACE + HEXES * t)
             if not pending:
                 bits |= 1 << A_END  # HA-R3
-        if not self.took_card and self.unfinished(p) < PLACES:  # HA-R13
+        pl = self.places[p]
+        if not self.took_card and not (pl[0][0] and pl[1][0] and pl[2][0] and pl[3][0]):  # HA-R13: a free place
             for i, c in enumerate(self.display):
                 if c:
                     bits |= 1 << (A_CARD + i)
@@ -738,10 +740,10 @@ class HarmoniesState(State):
 
     def _set_cube_mask(self, p: int) -> None:
         """``cube_mask[p]`` from ``targets[p]``: the PLACE_CUBE part of the seat's mask (HA-R15..R18)."""
-        bits = 0
-        for c, tg in enumerate(self.targets[p]):
-            bits |= tg << (A_CUBE + HEXES * c)
-        self.cube_mask[p] = bits
+        tg = self.targets[p]  # PLACES == 4 places
+        self.cube_mask[p] = (
+            tg[0] << A_CUBE | tg[1] << (A_CUBE + HEXES) | tg[2] << (A_CUBE + 2 * HEXES) | tg[3] << (A_CUBE + 3 * HEXES)
+        )
 
     # ------------------------------------------------------------------ moves
     def _apply(self, a: Any) -> None:
