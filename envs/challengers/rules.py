@@ -60,6 +60,8 @@ Version history:
         a match start no longer re-creates the (already empty) benches; the encoder copies my public
         deck from my deck's block when they are equal, writes the draft options from a table per round
         and only the seat-row entries that changed.
+        The REMOVE mask's first build from the deck's card list into bytes; a round's pairings looked
+        up in a per-game table (``round_pairs``) instead of the cached function.
 """
 
 from __future__ import annotations
@@ -68,7 +70,7 @@ from bisect import insort
 from collections.abc import Callable
 from enum import IntEnum
 from functools import cache
-from itertools import chain, compress, repeat
+from itertools import chain, repeat
 from operator import itemgetter
 from typing import Any, ClassVar
 
@@ -263,6 +265,10 @@ class ChallengersGame(Game):
         self.bot_extra = tuple(data.PILE_LEVELS.index(e) + 1 for e in comp["bot"]["extra_cards"].get(str(lvl), []))
         self.ace_rounds = tuple(comp["solo_ace"]["rounds"]) if o["solo_special"] else ()
         self.trophies = tuple(tuple(t) for t in comp["trophies"])
+        # per participant count (even) and round 1-7: pairings() of this option set, looked up by State.pairs
+        self.round_pairs: dict[int, list[list[tuple[int, int]]]] = {
+            P: [[]] + [pairings(P, r, o["pairing"]) for r in range(1, ROUNDS + 1)] for P in range(2, MAX_PLAYERS + 1, 2)
+        }
         self.bench_seats = comp["bench_seats"]
         self.early_lead = comp["early_win_lead"]
         self.a_done = A_REMOVE + T
@@ -657,15 +663,15 @@ class ChallengersState(State):
             # built once per phase and kept as cards go (_apply: a type's last copy, or down to one
             # card); a copy is handed out. Dropped at DONE and by clone (rebuilt here when missing).
             rm = self._rm_mask
-            if rm is None:
-                rm = np.zeros(g.num_actions, dtype=np.int8)
-                deck = self.decks[self.seat]
-                self._rm_total = sum(deck)
+            if rm is None:  # byte stores into a bytearray, an int8 array over it
+                b = bytearray(g.num_actions)
+                cards = self.deck_cards[self.seat]
+                self._rm_total = len(cards)
                 if self._rm_total > 1:
-                    for t in compress(range(g.num_types), deck):  # the types held (a C-level filter)
-                        rm[A_REMOVE + t] = 1
-                rm[g.a_done] = 1
-                self._rm_mask = rm
+                    for t in dict.fromkeys(cards):  # the types held, each once (a human holds pool types only)
+                        b[A_REMOVE + t] = 1
+                b[g.a_done] = 1
+                rm = self._rm_mask = np.frombuffer(b, np.int8)
             return rm.copy()
         if ph == P_CHOOSE:
             m = np.zeros(g.num_actions, dtype=np.int8)
@@ -807,7 +813,7 @@ class ChallengersState(State):
         """This round's matches (participants), in resolution order; the final's one pair."""
         if self.round == FINAL_ROUND:
             return [(self.finalists[0], self.finalists[1])]
-        return pairings(self.P, self.round, self.game.options["pairing"])
+        return self.game.round_pairs[self.P][self.round]
 
     def _begin_match_phase(self) -> None:
         T = self.game.num_types
