@@ -48,7 +48,9 @@ Version history:
         only the point parts that changed. The moves log the hexes they change per seat (``hex_log``):
         the encoder rewrites the hexes logged since it last wrote (no board diff), starts each view
         from a per-player-count template, writes only the bag colours, central spaces and point
-        parts that changed, and hands out copies of a numpy view of its array.
+        parts that changed, and hands out copies of a numpy view of its array. The card part of the
+        points is kept apart (a token changes it only with a completed spirit); river lengths are
+        memoised per group of blue hexes.
 """
 
 from __future__ import annotations
@@ -244,6 +246,7 @@ class HarmoniesGame(Game):
         self.all_hexes = tuple(range(self.size))
         self._water_memo: dict[int, int] = {}  # blue bitmask -> water points (pure function of the side)
         self._fields_memo: dict[int, int] = {}
+        self._diameter_memo: dict[int, int] = {}  # group bitmask -> geo.diameter
         self._targets_memo: dict[tuple[int, ...], int] = {}  # (card, free cube hexes, needed codes' bits) -> targets
         self.nbr_bits = tuple(sum(1 << n for n in self.geo.adjacent[h]) for h in range(self.size))
         self.around_bits = tuple(b | 1 << h for h, b in enumerate(self.nbr_bits))  # a hex and its neighbours
@@ -350,7 +353,15 @@ class HarmoniesGame(Game):
         v = self._water_memo.get(blue)
         if v is None:
             if self.side == "A":
-                length = max((self.geo.diameter(grp) for grp in self.geo.groups(blue)), default=0)
+                length = 0
+                for grp in self.geo.groups(blue):  # a river's length, memoised per group of blue hexes
+                    d = self._diameter_memo.get(grp)
+                    if d is None:
+                        d = self.geo.diameter(grp)
+                        if len(self._diameter_memo) < MEMO_LIMIT:
+                            self._diameter_memo[grp] = d
+                    if d > length:
+                        length = d
                 v = self.river_points(length)
             else:
                 v = self.island_pts * len(self.geo.groups(self.geo.all_bits & ~blue))
@@ -532,6 +543,7 @@ class HarmoniesState(State):
             (g.board_points_of(self.sbits[p]), {}) for p in range(n)
         ]
         self._points: list[tuple[int, ...] | None] = [None] * n  # per seat: ``points``, None until asked
+        self._card_points: list[tuple[int, int] | None] = [None] * n  # per seat: (cards, spirit), None until asked
 
     def clone(self) -> HarmoniesState:
         c = object.__new__(HarmoniesState)
@@ -558,6 +570,7 @@ class HarmoniesState(State):
         c._mask = self._mask
         c._points_cache = self._points_cache[:]  # entries are replaced, never modified
         c._points = self._points[:]
+        c._card_points = self._card_points[:]
         c.encoder_cache = None
         return c
 
@@ -891,6 +904,8 @@ class HarmoniesState(State):
                 self._set_cube_mask(p)
         self._points_cache[p] = (self._points_after(p, h, old, new, colour), {})
         self._points[p] = None
+        if g.spirits:  # a completed spirit scores the board
+            self._card_points[p] = None
         self.taken[t] = -1
         self._settle()
 
@@ -938,7 +953,7 @@ class HarmoniesState(State):
         for i in range(PLACES):  # HA-R17: no cube on a hex holding one
             tg[i] &= ~bit
         pl[1] -= 1
-        self._points[p] = None
+        self._points[p] = self._card_points[p] = None
         if not pl[1]:  # HA-R19: complete; the place is free again (HA-R32)
             self.completed[p].append(pl[0])
             pl[0] = 0
@@ -991,9 +1006,17 @@ class HarmoniesState(State):
         return pts
 
     def _count_points(self, seat: int) -> tuple[int, ...]:
+        """``points``: the board's (``_points_cache``) and the cards' (``_card_points``, kept until
+        the seat places a cube, or a token while it holds a completed spirit)."""
+        cp = self._card_points[seat]
+        if cp is None:
+            cp = self._card_points[seat] = self._count_card_points(seat)
+        return self._points_cache[seat][0] + cp
+
+    def _count_card_points(self, seat: int) -> tuple[int, int]:
+        """Animal cards (HA-R30) and the completed spirit (HA-V2) of ``seat``."""
         g = self.game
         board = self.boards[seat]
-        trees, mountains, fields, buildings, water = self._points_cache[seat][0]
         cards = 0
         spirit = 0
         for cid in self.completed[seat]:
@@ -1008,7 +1031,7 @@ class HarmoniesState(State):
                 placed = len(card.points) - left  # cubes placed (``card.cubes - left``)
                 if placed and not card.spirit:
                     cards += card.points[placed - 1]
-        return trees, mountains, fields, buildings, water, cards, spirit
+        return cards, spirit
 
     def board_points(self, seat: int) -> tuple[int, int, int, int, int]:
         """Trees, mountains, fields, buildings and water of ``seat`` (HA-R25..R29, HA-V1): what its
@@ -1175,6 +1198,7 @@ class HarmoniesState(State):
             logged = set(self.hex_log[p])
             assert all(h in logged for h in range(HEXES) if self.boards[p][h] or self.cubes[p][h]), "changes logged"
             assert self._points[p] in (None, self._count_points(p)), "the points kept follow the cards and board"
+            assert self._card_points[p] in (None, self._count_card_points(p)), "the card points kept follow the cards"
             assert all(not c for c in self.cubes[p][size:]), "no cube outside the board side"
             for s in b:
                 for ch in STACKS[s]:
