@@ -39,7 +39,7 @@ Version history:
         lake and park corners read from the districts' non-blank cells. MM-R28's meeting test
         compares the lines' kept edges (``line_edges``); ``edge_lines`` derived on demand. Which
         triangles may still take a tunnel kept in ``open`` (one read instead of three tests in the
-        EXTEND mask and the gate search).
+        EXTEND mask and the gate search), set from the layout's non-blank cells.
 """
 
 from __future__ import annotations
@@ -442,10 +442,21 @@ class MetromaniaState(State):
         MM-R22; no lake or park, MM-R17): OPEN_BLANK, OPEN_DEST (a destination: markers decide),
         or 0. One entry more, always 0, answers for t = -1 (no triangle beyond the board's edge).
         Set from the layout and the tunnels; a new tunnel closes its triangle."""
-        occ = self.tri_line
-        self.open = [
-            0 if occ[t] >= 0 or k >= LAKE else (OPEN_DEST if k else OPEN_BLANK) for t, k in enumerate(self.kinds)
-        ] + [0]
+        opn = [OPEN_BLANK] * len(self.kinds) + [0]
+        for t, k in self._non_blank():
+            opn[t] = OPEN_DEST if k < LAKE else 0
+        for ts in self.tris:
+            for t in ts:
+                opn[t] = 0
+        self.open = opn
+
+    def _non_blank(self) -> list[tuple[int, int]]:
+        """(triangle, kind) of the layout's non-blank triangles (none before it is drawn): the
+        districts' non-blank cells, what ``layout_kinds`` writes into ``kinds``."""
+        if len(self.rots) < 6:
+            return []
+        placements = district_placements()
+        return [tk for s, (t, r) in enumerate(zip(self.perm, self.rots)) for tk in placements[s][t][r]]
 
     def clone(self) -> MetromaniaState:
         s = MetromaniaState.__new__(MetromaniaState)
@@ -1179,16 +1190,13 @@ class MetromaniaState(State):
         return out
 
     def _lake_park_vertices(self) -> tuple[set[int], set[int]]:
-        """The corners of lake triangles and of park triangles (trip 7, MM-R40), read from the
-        districts' non-blank cells (what ``layout_kinds`` wrote into ``kinds``)."""
+        """The corners of lake triangles and of park triangles (trip 7, MM-R40)."""
         lake: set[int] = set()
         park: set[int] = set()
         tris = self.game.geo.tris
-        placements = district_placements()
-        for s, (t, r) in enumerate(zip(self.perm, self.rots)):
-            for tri, k in placements[s][t][r]:
-                if k >= LAKE:
-                    (lake if k == LAKE else park).update(tris[tri])
+        for t, k in self._non_blank():
+            if k >= LAKE:
+                (lake if k == LAKE else park).update(tris[t])
         return lake, park
 
     def final_scoring(self) -> tuple[list[int], list[int], list[dict]]:
