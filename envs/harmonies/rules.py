@@ -50,7 +50,8 @@ Version history:
         from a per-player-count template, writes only the bag colours, central spaces and point
         parts that changed, and hands out copies of a numpy view of its array. The card part of the
         points is kept apart (a token changes it only with a completed spirit); river lengths are
-        memoised per group of blue hexes.
+        memoised per group of blue hexes; token draws skip the chance_kind call; a full display
+        gives its TAKE_CARD bits at once.
 """
 
 from __future__ import annotations
@@ -626,13 +627,14 @@ class HarmoniesState(State):
         return 0 <= outcome < self.num_players
 
     def sample_chance(self, rng: np.random.Generator) -> Any:
-        k = self.chance_kind()
-        if k == K_TOKEN:
-            r = int(rng.integers(sum(self.bag)))
-            for c, n in enumerate(self.bag):
-                if r < n:
+        if self.filling:  # chance_kind() == K_TOKEN (its first test, the usual node)
+            bag = self.bag
+            r = int(rng.integers(sum(bag)))
+            for c in range(6):
+                if r < bag[c]:
                     return c
-                r -= n
+                r -= bag[c]
+        k = self.chance_kind()
         if k == K_CARD:
             return self.deck[int(rng.integers(len(self.deck)))]
         if k == K_SPIRIT:
@@ -746,9 +748,13 @@ class HarmoniesState(State):
                 bits |= 1 << A_END  # HA-R3
         pl = self.places[p]
         if not self.took_card and not (pl[0][0] and pl[1][0] and pl[2][0] and pl[3][0]):  # HA-R13: a free place
-            for i, c in enumerate(self.display):
-                if c:
-                    bits |= 1 << (A_CARD + i)
+            display = self.display
+            if 0 not in display:  # the usual full display (HA-R21): every slot
+                bits |= ((1 << len(display)) - 1) << A_CARD
+            else:
+                for i, c in enumerate(display):
+                    if c:
+                        bits |= 1 << (A_CARD + i)
         return self.game.mask_array(bits | self.cube_mask[p])
 
     def _set_cube_mask(self, p: int) -> None:
@@ -788,7 +794,7 @@ class HarmoniesState(State):
                 self._end_turn()
 
     def _chance(self, a: int) -> None:
-        k = self.chance_kind()
+        k = K_TOKEN if self.filling else self.chance_kind()  # chance_kind's first test inlined
         if k == K_TOKEN:
             self.bag[a] -= 1
             space = self.central[self.filling[0]]
