@@ -8,6 +8,7 @@ The layout is declared once in ``build``; RULES.md shows the table."""
 from __future__ import annotations
 
 from array import array
+from functools import cache
 
 import numpy as np
 
@@ -44,7 +45,17 @@ def zeros(k: int) -> array:
     return array("f", bytes(4 * k))
 
 
-ZERO_SPACE = zeros(18)
+@cache
+def tokens_row(tokens: tuple[int, ...]) -> array:
+    """One-hot rows (6 per slot, 3 slots) of a central space's tokens or of the taken tokens
+    (-1: none); at most 7 ** 3 of them."""
+    row = zeros(18)
+    for i, c in enumerate(tokens):
+        if c >= 0:
+            row[6 * i + c] = 1
+    return row
+
+
 ZERO_OFFERS = zeros(20)
 
 
@@ -152,30 +163,21 @@ class HarmoniesEncoder(Encoder):
             f = self.flags
             o[f], o[f + 1], o[f + 5] = state.took, state.took_card, state.end_triggered
         bag = state.bag
-        if v.bag != bag:  # per colour that differs
-            was = v.bag
-            for c in range(6):
-                if was[c] != bag[c]:
-                    was[c] = bag[c]
-                    o[self.bag + c] = BAG_FLOATS[bag[c]]
+        if v.bag != bag:
+            v.bag = bag[:]
+            o[self.bag : self.bag + 6] = array("f", map(BAG_FLOATS.__getitem__, bag))
         central = state.central
         if v.central != central:  # per space that differs: its 3 x 6 entries
             written = v.central
             for s, toks in enumerate(central):
                 if written[s] != toks:
                     base = self.central + 18 * s
-                    o[base : base + 18] = ZERO_SPACE
-                    for i, c in enumerate(toks):
-                        o[base + 6 * i + c] = 1
+                    o[base : base + 18] = tokens_row(tuple(toks))
                     written[s] = toks[:]
-        if v.taken != state.taken:  # per slot that differs
-            for t, (was, c) in enumerate(zip(v.taken, state.taken)):
-                if was != c:
-                    if was >= 0:
-                        o[self.taken + 6 * t + was] = 0
-                    if c >= 0:
-                        o[self.taken + 6 * t + c] = 1
-            v.taken = state.taken[:]
+        taken = state.taken
+        if v.taken != taken:
+            v.taken = taken[:]
+            o[self.taken : self.taken + TAKEN * 6] = tokens_row(tuple(taken))
         if v.display != state.display:  # per slot that differs
             for i, (was, c) in enumerate(zip(v.display, state.display)):
                 if was != c:

@@ -51,7 +51,8 @@ Version history:
         parts that changed, and hands out copies of a numpy view of its array. The card part of the
         points is kept apart (a token changes it only with a completed spirit); river lengths are
         memoised per group of blue hexes; token draws skip the chance_kind call; a full display
-        gives its TAKE_CARD bits at once.
+        gives its TAKE_CARD bits at once. The encoder writes a central space's or the taken tokens'
+        one-hot rows as one cached row (``tokens_row``) and the bag in one slice.
 """
 
 from __future__ import annotations
