@@ -39,7 +39,9 @@ Version history:
         lake and park corners read from the districts' non-blank cells. MM-R28's meeting test
         compares the lines' kept edges (``line_edges``); ``edge_lines`` derived on demand. Which
         triangles may still take a tunnel kept in ``open`` (one read instead of three tests in the
-        EXTEND mask and the gate search), set from the layout's non-blank cells.
+        EXTEND mask and the gate search), set from the layout's non-blank cells. The MM-R36
+        search first follows paths that come one step nearer the gate with every step (depth
+        first, no queue), the best-first search only when none exists (same answers).
 """
 
 from __future__ import annotations
@@ -749,6 +751,12 @@ class MetromaniaState(State):
         opn, st = self.open, self.has_station
         steps = extend_steps()  # the board's edges and MM-R19's turns
         start = (h, self.last_dir(li))
+        # first the paths that come one step nearer with every step (dist[h] <= budget steps):
+        # usually one exists, found without the queue; else the full best-first search
+        path: list[int] = []
+        gate = self._direct_path(h, start[1], dist, own, path, set())
+        if gate >= 0:
+            return gate, path, _NOTHING
         best = {start: 0}
         parent: dict[tuple[int, int], tuple[tuple[int, int], int]] = {}  # node -> (node before, step)
         heap = [(dist[h], 0, h, start[1])]  # (bound, -depth: deeper first among equal bounds, node)
@@ -775,6 +783,30 @@ class MetromaniaState(State):
                 parent[node] = ((x, a), x * 6 + (off >> 1))
                 heapq.heappush(heap, (nd + dist[y], -nd, y, node[1]))
         return -1, [], frozenset(x for x, _ in best)
+
+    def _direct_path(
+        self, x: int, a: int, dist: list[int], own: set[int], path: list[int], dead: set[tuple[int, int]]
+    ) -> int:
+        """``_gate_search``'s paths from x (reached along direction a) on which every step comes
+        one nearer to the nearest gate (``dist``), depth first: the gate vertex reached (its steps
+        appended to ``path``, last step first) or -1. ``own``: the line's vertices (MM-R18);
+        ``dead``: nodes known to lead nowhere."""
+        opn = self.open
+        near = dist[x] - 1
+        for off, y, t1, t2 in extend_steps()[(x * 7 + a + 1) * 2 + (x in self.has_station)]:
+            if dist[y] != near or y in own or not (opn[t1] or opn[t2]):
+                continue
+            d = off >> 1
+            if near == 0:
+                path.append(x * 6 + d)
+                return y
+            if (y, d) not in dead:
+                gate = self._direct_path(y, d, dist, own, path, dead)
+                if gate >= 0:
+                    path.append(x * 6 + d)
+                    return gate
+        dead.add((x, a))
+        return -1
 
     def end_legal(self, li: int) -> bool:
         """MM-R33, MM-R34 (with its exception), MM-R20."""
