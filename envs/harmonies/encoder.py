@@ -69,17 +69,16 @@ def action_features(state: HarmoniesState, seat: int) -> np.ndarray:
 class _Seat:
     """What one seat's blocks of a view (``_View.seats``) were last written from: how much of the
     seat's ``state.hex_log`` (the hexes whose stack or cube changed, in order) it has written, its
-    board as written, card places, completed cards and points. ``encode`` compares them by value
+    board as written, card places and points. ``encode`` compares them by value
     and rewrites only the hexes logged since, the card places that differ, and the point parts
     that differ."""
 
-    __slots__ = ("seen", "board", "places", "completed", "points")
+    __slots__ = ("seen", "board", "places", "points")
 
     def __init__(self) -> None:
         self.seen = 0  # entries of the seat's hex log written (a view starts from the empty board)
         self.board = [EMPTY] * HEXES
         self.places = [[0, 0] for _ in range(PLACES)]
-        self.completed: list[int] | None = None
         self.points: tuple | None = None  # ``state.points`` as written (the rules keep the tuple)
 
 
@@ -192,15 +191,15 @@ class HarmoniesEncoder(Encoder):
             o[self.offers : self.offers + 2 * 10] = ZERO_OFFERS
             for i, c in enumerate(offers):
                 o[self.offers + 10 * i + c - 33] = 1
-        logs, all_places, all_completed = state.hex_log, state.places, state.completed
+        logs, all_places = state.hex_log, state.places
         for k, w in enumerate(v.seats):
             p = seat + k
             if p >= n:
                 p -= n
             log = logs[p]
             places = all_places[p]
-            completed = all_completed[p]
-            if w.seen == len(log) and w.places == places and w.completed == completed:
+            # nothing new for this seat (completed cards change only with a cube placed: logged)
+            if w.seen == len(log) and w.places == places and w.points is not None:
                 continue
             if w.seen != len(log):  # the hexes changed since: their stack one-hot and cube
                 base = self.boards + k * HEXES * HEX_FEATURES
@@ -225,7 +224,6 @@ class HarmoniesEncoder(Encoder):
                             o[at + cid - 1] = 1
                         o[at + CARDS] = left / 5
                         was[0], was[1] = cid, left
-            w.completed = completed[:]
             points = state.points(p)
             if w.points is not points:  # a new tuple (the rules keep it until it changes)
                 base = self.scores + SCORE_PARTS * k

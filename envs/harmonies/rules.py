@@ -52,7 +52,9 @@ Version history:
         points is kept apart (a token changes it only with a completed spirit); river lengths are
         memoised per group of blue hexes; token draws skip the chance_kind call; a full display
         gives its TAKE_CARD bits at once. The encoder writes a central space's or the taken tokens'
-        one-hot rows as one cached row (``tokens_row``) and the bag in one slice.
+        one-hot rows as one cached row (``tokens_row``) and the bag in one slice. Masks lie on the
+        bytes they are decoded from (read-only without a copy); the encoder no longer copies each
+        seat's completed cards (a completion always comes with a logged cube).
 """
 
 from __future__ import annotations
@@ -106,9 +108,10 @@ TOP_STACKS = tuple(tuple(st for st in range(NUM_STACKS) if TOP[st] == c) for c i
 
 def mask_of(bits: int) -> np.ndarray:
     """The int8 legal mask whose action ``a`` is set where bit ``a`` of ``bits`` is (via the binary
-    digits, lowest bit first: the fastest conversion measured)."""
+    digits, lowest bit first: the fastest conversion measured); read-only (it lies on a bytes
+    object: ``mask_array`` shares it between states)."""
     digits = format(bits, f"0{NUM_ACTIONS}b")[::-1].encode().translate(MASK_DIGITS)
-    return np.frombuffer(bytearray(digits), np.int8)
+    return np.frombuffer(digits, np.int8)
 
 
 def top_bits(sb: list[int], colour: int) -> int:
@@ -264,8 +267,7 @@ class HarmoniesGame(Game):
         share one read-only array per mask (callers never write it; the adapter hands out copies)."""
         m = self._masks.get(bits)
         if m is None:
-            m = mask_of(bits)
-            m.flags.writeable = False
+            m = mask_of(bits)  # read-only
             if len(self._masks) >= MEMO_LIMIT:
                 self._masks.clear()
             self._masks[bits] = m
