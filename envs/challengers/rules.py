@@ -61,7 +61,8 @@ Version history:
         deck from my deck's block when they are equal, writes the draft options from a table per round
         and only the seat-row entries that changed.
         The REMOVE mask's first build from the deck's card list into bytes; a round's pairings looked
-        up in a per-game table (``round_pairs``) instead of the cached function.
+        up in a per-game table (``round_pairs``) instead of the cached function; trophy draws sampled
+        without building the probabilities; _check_reveal inlines its side.
 """
 
 from __future__ import annotations
@@ -647,6 +648,9 @@ class ChallengersState(State):
         if ph in (P_RECRUIT, P_BOT_SETUP):
             cards = self.pile_cards[self._draw_level()]
             return cards[int(rng.random() * len(cards))]
+        if ph == P_TROPHY:  # chance_outcomes' slots left, without the probabilities
+            left = [k for k, o in enumerate(self.trophies[self.round - 1]) if o == NO_TROPHY]
+            return left[int(rng.random() * len(left)) % len(left)]
         outs = self.chance_outcomes()
         return outs[int(rng.random() * len(outs)) % len(outs)][0]
 
@@ -846,7 +850,7 @@ class ChallengersState(State):
 
     def _check_reveal(self) -> None:
         """CH-R22: a player who must reveal from an empty deck loses."""
-        s = self._reveal_side()
+        s = self.starter if self.flag < 0 else 1 - self.flag  # _reveal_side
         if not self.unrevealed[s]:
             self._log(EV_LOSE_DECK, s, -1)
             self._match_over(1 - s)
