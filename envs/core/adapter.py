@@ -262,8 +262,11 @@ class BoardZooAEC(_Core, AECEnv):
         obs = st.observation(seat)  # a fresh float32 array (the encoder's contract): the caller owns it
         if obs.dtype is not _F32:  # a game without an encoder (tests' toy games) may hand out others
             obs = obs.astype(np.float32)
-        if st.current_player() == seat:
-            return {"observation": obs, "action_mask": st.legal_mask().copy()}
+        if st.current_player() == seat:  # a decision node: State.legal_mask() without asking again
+            m = st._mask
+            if m is None:
+                m = st._mask = st._legal_mask()
+            return {"observation": obs, "action_mask": m.copy()}
         return {"observation": obs, "action_mask": np.zeros(self.game.num_actions, dtype=np.int8)}
 
     def step(self, action: int | None) -> None:

@@ -48,8 +48,8 @@ class HeuristicBot:
 
     The policy sees a determinized state (hidden parts re-dealt) so it plays only on what its
     seat knows; a game whose heuristic is checked to read only that (``GameSpec.fair_heuristic``)
-    lets it see the real state instead (``needs_view = False``). ``act(observation)`` works only inside :func:`choose` or an env that passes the
-    state; use ``act_state`` directly otherwise.
+    lets it see the real state instead (``needs_view = False``). ``act(observation)`` works only
+    inside :func:`choose` or an env that passes the state; use ``act_state`` directly otherwise.
     """
 
     needs_state = True
