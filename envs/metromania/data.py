@@ -71,8 +71,9 @@ def components() -> dict:
         if (m["left"] + m["right"]).count(t) != 4:
             raise _fail(f"markers: each type appears on exactly 4 markers ({t})")
     s = d["scoring"]
-    if s["ride_minutes"] < 1 or s["change_minutes"] < 0:
-        raise _fail("scoring: a ride takes 1+ minutes, a change 0+")
+    if s["ride_minutes"] < 1 or s["change_minutes"] < 1:
+        # a free change would let a fastest route bounce between two lines at one station forever
+        raise _fail("scoring: a ride and a change each take 1+ minutes")
     if set(d["end_trigger_lines"]) != {"2", "3", "4"} or not all(1 <= v <= 8 for v in d["end_trigger_lines"].values()):
         raise _fail("end_trigger_lines: 1..8 lines for 2, 3 and 4 players")
     dist = d["districts"]

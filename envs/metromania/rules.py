@@ -43,6 +43,8 @@ Version history:
         search first follows paths that come one step nearer the gate with every step (depth
         first, no queue), the best-first search only when none exists (same answers). The trip
         search's Dijkstra keeps a bucket per whole minute instead of a heap (same times).
+    0.1.0 dev: components.json must give a change 1+ minutes (a 0-minute change let the trip
+        search's route walk-back cycle; the shipped data uses 3, so play is unchanged).
 """
 
 from __future__ import annotations
