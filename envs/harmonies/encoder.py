@@ -86,11 +86,15 @@ class _View:
     """One seat's cached observation (``HarmoniesEncoder.encode``): the array and what its blocks
     were last written from (None: not yet written)."""
 
-    __slots__ = ("o", "arr", "turn", "bag", "central", "taken", "display", "offers", "first", "deck", "seats")
+    __slots__ = ("o", "arr", "shared", "turn", "bag", "central", "taken", "display", "offers", "first", "deck", "seats")
 
     def __init__(self, template: array, n: int):
-        self.o = template[:]  # a copy of the encoder's starting array for n players
-        self.arr = np.frombuffer(self.o, np.float32)  # the same memory, for the copies handed out
+        # a copy of the encoder's starting array for n players, written through a memoryview (its item
+        # writes skip the argument parsing of array('f')'s; the same float32 roundings)
+        buf = template[:]
+        self.o: memoryview[float] = memoryview(buf).cast("B").cast("f")  # (typed as float items)
+        self.arr = np.frombuffer(buf, np.float32)  # the same memory, for the copies handed out
+        self.shared = -1  # ``state.shared_ver`` when last written (-1: never)
         self.turn: tuple | None = None  # phase, took, took_card, end_triggered
         self.bag: list[int] = [-1] * 6
         self.central: list[list[int]] = [[] for _ in range(SPACES)]  # as written into the zeros
@@ -144,7 +148,8 @@ class HarmoniesEncoder(Encoder):
         """Writes only what changed since the last call into the seat's cached observation and
         returns a copy. The cache (``state.encoder_cache``, read and written only here; a clone or a
         loaded state starts without one) keeps per seat a ``_View``: the array and copies of what
-        each block was written from, compared by value (so nothing else has to report a change)."""
+        each block was written from, compared by value; the blocks that only the moves other than
+        PLACE and PLACE_CUBE change are compared only after such a move (``state.shared_ver``)."""
         n = state.num_players
         views = state.encoder_cache
         if views is None:
@@ -153,54 +158,26 @@ class HarmoniesEncoder(Encoder):
         if v is None:
             v = views[seat] = _View(self._template(n), n)
         o = v.o
-        key = (state.phase_id, state.took, state.took_card, state.end_triggered)
-        if v.turn != key:
-            if v.turn is not None:
-                o[self.phase + v.turn[0]] = 0
-            v.turn = key
-            o[self.phase + state.phase_id] = 1
-            f = self.flags
-            o[f], o[f + 1], o[f + 5] = state.took, state.took_card, state.end_triggered
-        bag = state.bag
-        if v.bag != bag:
-            v.bag = bag[:]
-            o[self.bag : self.bag + 6] = array("f", map(BAG_FLOATS.__getitem__, bag))
-        central = state.central
-        if v.central != central:  # per space that differs: its 3 x 6 entries
-            written = v.central
-            for s, toks in enumerate(central):
-                if written[s] != toks:
-                    base = self.central + 18 * s
-                    o[base : base + 18] = tokens_row(tuple(toks))
-                    written[s] = toks[:]
+        # the blocks below change only when ``state.shared_ver`` does (PLACE and PLACE_CUBE leave them)
+        shared = v.shared != state.shared_ver
+        if shared:
+            v.shared = state.shared_ver
+            self._shared_blocks(state, seat, v)
         taken = state.taken
         if v.taken != taken:
             v.taken = taken[:]
             o[self.taken : self.taken + TAKEN * 6] = tokens_row(tuple(taken))
-        if v.display != state.display:  # per slot that differs
-            for i, (was, c) in enumerate(zip(v.display, state.display)):
-                if was != c:
-                    if was:
-                        o[self.display + 32 * i + was - 1] = 0
-                    if c:
-                        o[self.display + 32 * i + c - 1] = 1
-            v.display = state.display[:]
-        offers = state.offers[seat]
-        if v.offers != offers:
-            v.offers = offers[:]
-            o[self.offers : self.offers + 2 * 10] = ZERO_OFFERS
-            for i, c in enumerate(offers):
-                o[self.offers + 10 * i + c - 33] = 1
         logs, all_places = state.hex_log, state.places
         for k, w in enumerate(v.seats):
             p = seat + k
             if p >= n:
                 p -= n
             log = logs[p]
-            places = all_places[p]
-            # nothing new for this seat (completed cards change only with a cube placed: logged)
-            if w.seen == len(log) and w.places == places and w.points is not None:
+            # nothing new for this seat: its card places and points change only with a logged hex
+            # (PLACE, PLACE_CUBE) or a shared_ver bump (cards taken); completed cards come with a cube
+            if w.seen == len(log) and not shared:
                 continue
+            places = all_places[p]
             if w.seen != len(log):  # the hexes changed since: their stack one-hot and cube
                 base = self.boards + k * HEXES * HEX_FEATURES
                 board, cubes, old = state.boards[p], state.cubes[p], w.board
@@ -229,6 +206,50 @@ class HarmoniesEncoder(Encoder):
                 base = self.scores + SCORE_PARTS * k
                 o[base : base + SCORE_PARTS] = array("f", map(SCORE_SCALE.__mul__, points))  # x * SCORE_SCALE
                 w.points = points
+        if self.features is not None:
+            o[self.features : self.features + NUM_ACTIONS] = array("f", action_features(state, seat).tobytes())
+        return v.arr.copy()
+
+    def _shared_blocks(self, state: HarmoniesState, seat: int, v: _View) -> None:
+        """``encode``'s blocks that PLACE and PLACE_CUBE leave as they are: phase and turn flags, bag,
+        central spaces, display, the seat's spirit offers, first player, deck (each compared by value
+        with what it was written from)."""
+        o = v.o
+        n = state.num_players
+        key = (state.phase_id, state.took, state.took_card, state.end_triggered)
+        if v.turn != key:
+            if v.turn is not None:
+                o[self.phase + v.turn[0]] = 0
+            v.turn = key
+            o[self.phase + state.phase_id] = 1
+            f = self.flags
+            o[f], o[f + 1], o[f + 5] = state.took, state.took_card, state.end_triggered
+        bag = state.bag
+        if v.bag != bag:
+            v.bag = bag[:]
+            o[self.bag : self.bag + 6] = array("f", map(BAG_FLOATS.__getitem__, bag))
+        central = state.central
+        if v.central != central:  # per space that differs: its 3 x 6 entries
+            written = v.central
+            for s, toks in enumerate(central):
+                if written[s] != toks:
+                    base = self.central + 18 * s
+                    o[base : base + 18] = tokens_row(tuple(toks))
+                    written[s] = toks[:]
+        if v.display != state.display:  # per slot that differs
+            for i, (was, c) in enumerate(zip(v.display, state.display)):
+                if was != c:
+                    if was:
+                        o[self.display + 32 * i + was - 1] = 0
+                    if c:
+                        o[self.display + 32 * i + c - 1] = 1
+            v.display = state.display[:]
+        offers = state.offers[seat]
+        if v.offers != offers:
+            v.offers = offers[:]
+            o[self.offers : self.offers + 2 * 10] = ZERO_OFFERS
+            for i, c in enumerate(offers):
+                o[self.offers + 10 * i + c - 33] = 1
         if v.first != state.first:
             v.first = state.first
             for k in range(n):
@@ -236,6 +257,3 @@ class HarmoniesEncoder(Encoder):
         if v.deck != len(state.deck):
             v.deck = len(state.deck)
             o[self.deck] = len(state.deck) / 32
-        if self.features is not None:
-            o[self.features : self.features + NUM_ACTIONS] = array("f", action_features(state, seat).tobytes())
-        return v.arr.copy()
