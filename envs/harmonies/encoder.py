@@ -7,6 +7,7 @@ The layout is declared once in ``build``; RULES.md shows the table."""
 
 from __future__ import annotations
 
+import struct
 from array import array
 from functools import cache
 
@@ -37,6 +38,9 @@ FEATURE_SCALE = 0.1  # action features: points x this
 BAG_VALUES = np.arange(24, dtype=np.float32) / 23  # bag block: tokens left per colour / 23 (float32)
 BAG_FLOATS = BAG_VALUES.tolist()  # the same values as Python floats (exact: they are float32 values)
 NUM_PHASES = len(Phase)
+# float32 runs written in one call (byte offset, then the values; the same float32 roundings as an item write)
+PACK_BAG = struct.Struct("6f").pack_into
+PACK_POINTS = struct.Struct(f"{SCORE_PARTS}f").pack_into
 
 
 def zeros(k: int) -> array:
@@ -204,7 +208,7 @@ class HarmoniesEncoder(Encoder):
             points = state.points(p)
             if w.points is not points:  # a new tuple (the rules keep it until it changes)
                 base = self.scores + SCORE_PARTS * k
-                o[base : base + SCORE_PARTS] = array("f", map(SCORE_SCALE.__mul__, points))  # x * SCORE_SCALE
+                PACK_POINTS(o, 4 * base, *map(SCORE_SCALE.__mul__, points))  # x * SCORE_SCALE
                 w.points = points
         if self.features is not None:
             o[self.features : self.features + NUM_ACTIONS] = array("f", action_features(state, seat).tobytes())
@@ -227,7 +231,7 @@ class HarmoniesEncoder(Encoder):
         bag = state.bag
         if v.bag != bag:
             v.bag = bag[:]
-            o[self.bag : self.bag + 6] = array("f", map(BAG_FLOATS.__getitem__, bag))
+            PACK_BAG(o, 4 * self.bag, *map(BAG_FLOATS.__getitem__, bag))
         central = state.central
         if v.central != central:  # per space that differs: its 3 x 6 entries
             written = v.central

@@ -58,7 +58,8 @@ Version history:
     0.1.0 dev: faster (behaviour and observations unchanged; golden identical): every move but PLACE
         and PLACE_CUBE bumps ``shared_ver``; the encoder compares the phase, turn flags, bag, central
         spaces, display, offers, first player and deck, and the other seats' card places, only after
-        a bump, and writes its array through a memoryview (cheaper item writes, same float32 values).
+        a bump, and writes its array through a memoryview (cheaper item writes, same float32 values);
+        the points and the bag are written with one ``struct`` call each.
 """
 
 from __future__ import annotations
