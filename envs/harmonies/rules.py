@@ -59,7 +59,8 @@ Version history:
         and PLACE_CUBE bumps ``shared_ver``; the encoder compares the phase, turn flags, bag, central
         spaces, display, offers, first player and deck, and the other seats' card places, only after
         a bump, and writes its array through a memoryview (cheaper item writes, same float32 values);
-        the points and the bag are written with one ``struct`` call each.
+        the points and the bag are written with one ``struct`` call each. ``HarmoniesState`` keeps
+        its fields in ``__slots__`` (slot reads instead of lookups in a large instance dict).
 """
 
 from __future__ import annotations
@@ -491,6 +492,47 @@ class HarmoniesState(State):
     """One position of Harmonies."""
 
     game: HarmoniesGame
+    # every field in a slot: an attribute read is a slot read (an instance dict of this many keys is
+    # no longer a shared-keys dict, and its reads cost a hash lookup); ``clone`` sets them all
+    __slots__ = (
+        "game",
+        "num_players",
+        "phase_id",
+        "bag",
+        "central",
+        "filling",
+        "refill_cards",
+        "deck",
+        "display",
+        "spirit_deck",
+        "offers",
+        "spirit_discard",
+        "first",
+        "to_move",
+        "boards",
+        "cubes",
+        "places",
+        "completed",
+        "taken",
+        "took",
+        "took_card",
+        "taken_from",
+        "turns",
+        "end_triggered",
+        "discarded",
+        "solo_discards",
+        "_mask",
+        "encoder_cache",
+        "sbits",
+        "hex_log",
+        "cbits",
+        "targets",
+        "cube_mask",
+        "_points_cache",
+        "_points",
+        "_card_points",
+        "shared_ver",
+    )
 
     def __init__(self, game: HarmoniesGame, num_players: int):
         self.game = game
@@ -521,6 +563,7 @@ class HarmoniesState(State):
         self.discarded = [0] * 6  # tokens out of the game per colour (HA-R12, HA-V3)
         self.solo_discards: list[int] = []  # display cards discarded in solo (HA-V3)
         self._mask = None
+        self.encoder_cache = None
         self._recount()
 
     def _recount(self) -> None:
