@@ -60,7 +60,9 @@ Version history:
         spaces, display, offers, first player and deck, and the other seats' card places, only after
         a bump, and writes its array through a memoryview (cheaper item writes, same float32 values);
         the points and the bag are written with one ``struct`` call each. ``HarmoniesState`` keeps
-        its fields in ``__slots__`` (slot reads instead of lookups in a large instance dict).
+        its fields in ``__slots__`` (slot reads instead of lookups in a large instance dict). The
+        moves keep every colour's placeable hexes per seat in one int (``placeable``: only the hex a
+        token or cube goes on changes); ``can_place`` and the legal mask read it.
 """
 
 from __future__ import annotations
@@ -105,6 +107,10 @@ NUM_ACTIONS = 192
 MASK_DIGITS = bytes.maketrans(b"01", b"\x00\x01")  # the legal mask is built as an int (bit a = action a)
 MEMO_LIMIT = 20_000  # entries per memo of landscape points (bounded memory)
 ALLOWED = tuple(tuple(st for st in range(NUM_STACKS) if PLACE_ON[st][c] >= 0) for c in range(len(COLOURS)))
+# ``HarmoniesState.placeable``: every colour's placeable hexes in one int, colour c at bits HEXES*c ..
+HEX_BITS = (1 << HEXES) - 1
+EVERY_COLOUR = sum(1 << (HEXES * c) for c in range(len(COLOURS)))  # hex 0 of every colour (<< h: hex h)
+PLACEABLE_ON = tuple(sum(1 << (HEXES * c) for c in range(len(COLOURS)) if st in ALLOWED[c]) for st in range(NUM_STACKS))
 # stacks by scoring kind (HA-R34) and by top colour, for the bitmask scoring of ``local_points``
 TREE_STACKS = tuple(st for st in range(NUM_STACKS) if IS_TREE[st])
 MOUNTAIN_STACKS = tuple(st for st in range(NUM_STACKS) if IS_MOUNTAIN[st])
@@ -532,6 +538,7 @@ class HarmoniesState(State):
         "_points",
         "_card_points",
         "shared_ver",
+        "placeable",
     )
 
     def __init__(self, game: HarmoniesGame, num_players: int):
@@ -591,6 +598,7 @@ class HarmoniesState(State):
         self.cube_mask = [0] * n
         for p in range(n):
             self._set_cube_mask(p)
+        self.placeable = [self._count_placeable(p) for p in range(n)]
         self._points_cache: list[tuple[tuple[int, int, int, int, int], dict[int, int]]] = [
             (g.board_points_of(self.sbits[p]), {}) for p in range(n)
         ]
@@ -619,6 +627,7 @@ class HarmoniesState(State):
         c.cbits = [x[:] for x in self.cbits]
         c.targets = [x[:] for x in self.targets]
         c.cube_mask = self.cube_mask[:]
+        c.placeable = self.placeable[:]
         c.places = [[q[:] for q in pl] for pl in self.places]
         c.completed = [x[:] for x in self.completed]
         c.taken, c.took, c.took_card, c.taken_from = self.taken[:], self.took, self.took_card, self.taken_from
@@ -717,12 +726,21 @@ class HarmoniesState(State):
         return sb, sb[NUM_STACKS]
 
     def can_place(self, seat: int, colour: int, bits: tuple[list[int], int] | None = None) -> int:
-        """Bitmask of the hexes where ``seat`` may place a ``colour`` token (HA-R5..R12)."""
-        sb, cb = bits if bits is not None else self.stack_bits(seat)
+        """Bitmask of the hexes where ``seat`` may place a ``colour`` token (HA-R5..R12): read from
+        ``placeable`` (kept by the moves), or counted from the given ``stack_bits``."""
+        if bits is None:
+            return (self.placeable[seat] >> (HEXES * colour)) & HEX_BITS
+        sb, cb = bits
         out = 0
         for st in ALLOWED[colour]:
             out |= sb[st]
         return out & ~cb
+
+    def _count_placeable(self, seat: int) -> int:
+        """``placeable[seat]`` counted from the stack bitmasks: ``can_place`` of colour c at bits
+        HEXES*c .. HEXES*c + 24 (the moves keep it up to date: only the hex a token or cube goes on changes)."""
+        bits = self.stack_bits(seat)
+        return sum(self.can_place(seat, c, bits) << (HEXES * c) for c in range(len(COLOURS)))
 
     def code_bits(self, seat: int, bits: tuple[list[int], int] | None = None) -> list[int]:
         """Per pattern code (``game.code_list`` order): bitmask of hexes whose stack matches it (a
@@ -796,11 +814,11 @@ class HarmoniesState(State):
                     bits |= 1 << (A_TAKE + s)
         else:
             pending = False
-            sbits = self.stack_bits(p)
+            placeable = self.placeable[p]
             for t, c in enumerate(self.taken):  # HA-R4: any remaining token, any legal hex
                 if c >= 0:
                     pending = True
-                    bits |= self.can_place(p, c, sbits) << (A_PLACE + HEXES * t)
+                    bits |= ((placeable >> (HEXES * c)) & HEX_BITS) << (A_PLACE + HEXES * t)  # can_place(p, c)
             if not pending:
                 bits |= 1 << A_END  # HA-R3
         pl = self.places[p]
@@ -952,6 +970,7 @@ class HarmoniesState(State):
         sb = self.sbits[p]
         sb[old] ^= bit
         sb[new] |= bit
+        self.placeable[p] = (self.placeable[p] & ~(EVERY_COLOUR << h)) | PLACEABLE_ON[new] << h  # h holds no cube
         self.hex_log[p].append(h)
         cb = self.cbits[p]
         for code in g.stack_codes[old]:
@@ -1017,6 +1036,7 @@ class HarmoniesState(State):
         self.cubes[p][h] = pl[0]
         bit = 1 << h
         self.sbits[p][NUM_STACKS] |= bit
+        self.placeable[p] &= ~(EVERY_COLOUR << h)  # HA-R12: no token on a cube
         self.hex_log[p].append(h)
         tg = self.targets[p]
         for i in range(PLACES):  # HA-R17: no cube on a hex holding one
@@ -1038,8 +1058,7 @@ class HarmoniesState(State):
         left = [c for c in self.taken if c >= 0]
         if not left:
             return
-        sbits = self.stack_bits(p)
-        if any(self.can_place(p, c, sbits) for c in set(left)):
+        if any(self.can_place(p, c) for c in set(left)):
             return
         for c in left:
             self.discarded[c] += 1
@@ -1259,6 +1278,7 @@ class HarmoniesState(State):
             b = self.boards[p]
             assert all(s == EMPTY for s in b[size:]), "no token outside the board side"
             assert self.sbits[p] == self._count_bits(p), "the stack bitmasks follow the board and cubes"
+            assert self.placeable[p] == self._count_placeable(p), "the placeable hexes follow the board and cubes"
             assert self.cbits[p] == self.code_bits(p, self.stack_bits(p)), "the code bitmasks follow the board"
             assert self.targets[p] == [
                 self.cube_targets(p, cid, self.cbits[p]) if left else 0 for cid, left in self.places[p]
