@@ -62,7 +62,8 @@ Version history:
         the points and the bag are written with one ``struct`` call each. ``HarmoniesState`` keeps
         its fields in ``__slots__`` (slot reads instead of lookups in a large instance dict). The
         moves keep every colour's placeable hexes per seat in one int (``placeable``: only the hex a
-        token or cube goes on changes); ``can_place`` and the legal mask read it.
+        token or cube goes on changes); ``can_place`` and the legal mask read it. ``phase_id`` holds a
+        plain int (equal to its ``Phase`` member: the interpreter's int fast paths apply).
 """
 
 from __future__ import annotations
@@ -145,8 +146,10 @@ class Phase(IntEnum):
     END = 5
 
 
-# the members as module names (the hot paths): ``Phase.TURN`` calls the enum metaclass's __getattr__
-P_SETUP, P_TURN, P_CHOOSE_SPIRIT, P_SOLO_DISCARD, P_REFILL, P_END = Phase
+# the members' values as module names, plain ints (the hot paths): ``Phase.TURN`` calls the enum
+# metaclass's __getattr__, and an int subclass misses the interpreter's int fast paths (compare,
+# tuple index, add); ``phase_id`` holds these ints (equal to the members)
+P_SETUP, P_TURN, P_CHOOSE_SPIRIT, P_SOLO_DISCARD, P_REFILL, P_END = map(int, Phase)
 
 POINT_PARTS = ("trees", "mountains", "fields", "buildings", "water", "cards", "spirit")  # breakdown's keys
 # current_player() by phase: CHANCE, TERMINAL, or None for the seat to move
@@ -469,7 +472,7 @@ class HarmoniesGame(Game):
 
     def _state_from_dict(self, d: dict) -> HarmoniesState:
         st = HarmoniesState(self, d["num_players"])
-        st.phase_id = Phase(d["phase"])
+        st.phase_id = int(Phase(d["phase"]))
         st.bag = list(d["bag"])
         st.central = [list(c) for c in d["central"]]
         st.filling = list(d["filling"])
@@ -647,7 +650,7 @@ class HarmoniesState(State):
         return self.to_move if who is None else who
 
     def phase(self) -> str:
-        return self.phase_id.name.lower()
+        return Phase(self.phase_id).name.lower()
 
     @property
     def solo(self) -> bool:
