@@ -63,7 +63,8 @@ Version history:
         its fields in ``__slots__`` (slot reads instead of lookups in a large instance dict). The
         moves keep every colour's placeable hexes per seat in one int (``placeable``: only the hex a
         token or cube goes on changes); ``can_place`` and the legal mask read it. ``phase_id`` holds a
-        plain int (equal to its ``Phase`` member: the interpreter's int fast paths apply).
+        plain int (equal to its ``Phase`` member: the interpreter's int fast paths apply). ``mask_of``
+        uses a prebuilt format spec.
 """
 
 from __future__ import annotations
@@ -105,6 +106,7 @@ A_SPIRIT = 186
 A_DISCARD = 188
 A_DECLINE = 191
 NUM_ACTIONS = 192
+MASK_FORMAT = f"0{NUM_ACTIONS}b"  # the binary digits of a mask's bits (mask_of)
 MASK_DIGITS = bytes.maketrans(b"01", b"\x00\x01")  # the legal mask is built as an int (bit a = action a)
 MEMO_LIMIT = 20_000  # entries per memo of landscape points (bounded memory)
 ALLOWED = tuple(tuple(st for st in range(NUM_STACKS) if PLACE_ON[st][c] >= 0) for c in range(len(COLOURS)))
@@ -123,7 +125,7 @@ def mask_of(bits: int) -> np.ndarray:
     """The int8 legal mask whose action ``a`` is set where bit ``a`` of ``bits`` is (via the binary
     digits, lowest bit first: the fastest conversion measured); read-only (it lies on a bytes
     object: ``mask_array`` shares it between states)."""
-    digits = format(bits, f"0{NUM_ACTIONS}b")[::-1].encode().translate(MASK_DIGITS)
+    digits = format(bits, MASK_FORMAT)[::-1].encode().translate(MASK_DIGITS)
     return np.frombuffer(digits, np.int8)
 
 
