@@ -64,7 +64,7 @@ Version history:
         moves keep every colour's placeable hexes per seat in one int (``placeable``: only the hex a
         token or cube goes on changes); ``can_place`` and the legal mask read it. ``phase_id`` holds a
         plain int (equal to its ``Phase`` member: the interpreter's int fast paths apply). ``mask_of``
-        uses a prebuilt format spec.
+        uses a prebuilt format spec; the legal mask reads ``mask_array``'s memo itself (no call on a hit).
 """
 
 from __future__ import annotations
@@ -835,7 +835,9 @@ class HarmoniesState(State):
                 for i, c in enumerate(display):
                     if c:
                         bits |= 1 << (A_CARD + i)
-        return self.game.mask_array(bits | self.cube_mask[p])
+        bits |= self.cube_mask[p]
+        m = self.game._masks.get(bits)  # mask_array's memo read here: the usual hit costs no call
+        return m if m is not None else self.game.mask_array(bits)
 
     def _set_cube_mask(self, p: int) -> None:
         """``cube_mask[p]`` from ``targets[p]``: the PLACE_CUBE part of the seat's mask (HA-R15..R18)."""
