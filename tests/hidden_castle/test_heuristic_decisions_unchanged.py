@@ -6,13 +6,9 @@ decision."""
 
 from __future__ import annotations
 
-import hashlib
-
-import numpy as np
 import pytest
+from heuristic_pins import decisions_hash  # tests/core/heuristic_pins.py
 
-from boardzoo.envs.core.bots import HeuristicBot, RandomBot
-from boardzoo.envs.core.game import CHANCE
 from boardzoo.envs.hidden_castle.rules import HiddenCastleGame
 
 # (options, heuristic style, players, heuristic in every seat, seed) -> first 16 hex digits of the
@@ -36,34 +32,7 @@ EXPECTED = {
 }
 
 
-def decisions_hash(options: dict, style: dict, n: int, all_heuristic: bool, seed: int, games: int = 3) -> str:
-    game = HiddenCastleGame(**options)
-    h = hashlib.sha256()
-    for gi in range(games):
-        sd = seed * 1000 + gi
-        rng = np.random.default_rng(sd)
-        bots = [
-            game.heuristic_bot(s, seed=sd * 10 + s, **style) if all_heuristic or s == gi % n else RandomBot(sd + s)
-            for s in range(n)
-        ]
-        st = game.new_initial_state(n)
-        while not st.is_terminal():
-            p = st.current_player()
-            if p == CHANCE:
-                st.apply_action(st.sample_chance(rng))
-                continue
-            b = bots[p]
-            if isinstance(b, HeuristicBot):
-                a = int(b.act_state(st.resample_hidden(p, rng), p))
-                g = b.rng.bit_generator.state
-                h.update(f"{p}:{a}:{g['state']['state']}:{g['has_uint32']};".encode())
-            else:
-                a = int(b.act({"action_mask": st.legal_mask()}))
-            st.apply_action(a)
-        h.update(repr(st.scores()).encode())
-    return h.hexdigest()[:16]
-
-
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_heuristic_decisions_unchanged(case):
-    assert decisions_hash(*CASES[case]) == EXPECTED[case]
+    options, style, n, all_heuristic, seed = CASES[case]
+    assert decisions_hash(HiddenCastleGame(**options), style, n, all_heuristic, seed) == EXPECTED[case]
