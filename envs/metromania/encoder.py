@@ -45,9 +45,9 @@ class MetromaniaEncoder(Encoder):
             [self.vert + 7 * self.nv + v for v in g.white_gates] + [self.vert + 8 * self.nv + v for v in g.black_gates]
         )
 
-    def _board(self, state: MetromaniaState, seat: int) -> np.ndarray:
+    def _board(self, state: MetromaniaState, seat: int) -> _Board:
         """``seat``'s one-hot entries and the lines' unused counts (the whole observation but the
-        turn counters ``encode`` adds), kept in ``state.encoder_cache`` and brought up to date.
+        turn counters ``encode`` writes), kept in ``state.encoder_cache`` and brought up to date.
         Written through a memoryview: plain item writes (of floats: an int is converted on each
         write), cheaper than numpy indexing.
 
@@ -117,7 +117,7 @@ class MetromaniaEncoder(Encoder):
             for v in log[b.stations :]:
                 o[vb + v] = 1.0
             b.stations = len(log)
-        return b.arr
+        return b
 
     def _line(self, b: _Board, state: MetromaniaState, li: int) -> None:
         """Line li's entries on board b: its new edges, its ``lines`` block and its head."""
@@ -154,35 +154,41 @@ class MetromaniaEncoder(Encoder):
             b.head[li] = head
 
     def encode(self, state: MetromaniaState, seat: int) -> np.ndarray:
-        arr = self._board(state, seat).copy()  # the caller's own array
-        o: Any = arr.data  # a memoryview: item writes into arr
+        # the turn counters go into the seat's cached board too (through its memoryview: a fresh
+        # array's would cost a buffer export per call), each entry rewritten every call, its value
+        # 0.0 where the counter is 0, as in a zeroed array; the phase's one-hot clears the old one
+        b = self._board(state, seat)
+        o = b.o
         n = state.num_players
-        o[self.phase + state.phase_id] = 1.0
-        if state.dig_left:
-            o[self.dig] = state.dig_left / 3.0
-        if state.covered:
-            o[self.dig + 1] = 1.0
-        o[self.misc] = state.supply / self.game.supply0
-        if state.final_left >= 0:
-            o[self.misc + 1] = 1.0
-        if state.passes:
-            o[self.misc + 2] = state.passes / n
+        ph = self.phase + state.phase_id
+        if ph != b.phase:
+            if b.phase >= 0:
+                o[b.phase] = 0.0
+            o[ph] = 1.0
+            b.phase = ph
+        o[self.dig] = state.dig_left / 3.0
+        o[self.dig + 1] = 1.0 if state.covered else 0.0
+        misc = self.misc
+        o[misc] = state.supply / self.game.supply0
+        o[misc + 1] = 1.0 if state.final_left >= 0 else 0.0
+        o[misc + 2] = state.passes / n
         score, sb = state.score, self.scores
         for k in range(n):
             sc = score[(seat + k) % n]
-            if sc:
-                o[sb + k] = sc / (sc + SCORE_HALF)
+            o[sb + k] = sc / (sc + SCORE_HALF)
+        arr = b.arr.copy()  # the caller's own array
         if self.action_features is not None and state.current_player() == seat:
             vals = action_values(state)
+            of: Any = arr.data  # a memoryview: item writes into arr
             for a, av in vals.items():  # legal actions only; illegal ones stay 0
-                o[self.features + a] = min(1.0, max(0.01, (av + FEATURE_SHIFT) * FEATURE_SCALE))
+                of[self.features + a] = min(1.0, max(0.01, (av + FEATURE_SHIFT) * FEATURE_SCALE))
         return arr
 
 
 class _Board:
     """One seat's entries and how much of the state they show (see ``_board``)."""
 
-    __slots__ = ("arr", "dealt", "head", "layout", "lens", "markers", "o", "placed", "rel", "stations", "used")
+    __slots__ = ("arr", "dealt", "head", "layout", "lens", "markers", "o", "phase", "placed", "rel", "stations", "used")
 
     def __init__(self, arr: np.ndarray, rel: list[int]):
         self.arr = arr
@@ -196,6 +202,7 @@ class _Board:
         self.markers = 0  # size of tri_marker written
         self.stations = 0  # entries of station_log written
         self.used = -1  # used gates cleared (-1: a new board, lines not written yet)
+        self.phase = -1  # the phase entry ``encode`` set to 1 (-1: none yet)
 
 
 class _Cache:
