@@ -91,6 +91,15 @@ class MetromaniaEncoder(Encoder):
                 o[gb + g.black_gates[x]] = 0.0
             b.used = used
             lines: Iterable[int] = range(2 * n)
+            # the lines' start and end entries: they change only here
+            start_gate, end_gate, rel, side = state.start_gate, state.end_gate, b.rel, g.white_side
+            for li in lines:
+                lb = self.lines + (2 * rel[li] + li % 2) * 9
+                sg = start_gate[li]
+                if sg >= 0:
+                    o[lb] = o[lb + 3 + side[sg]] = 1.0
+                if end_gate[li] >= 0:
+                    o[lb + 1] = 1.0
         elif new == 1:  # the usual case: one tunnel since
             lines = (state.tri_line[placed[-1]],)
         elif new:
@@ -120,7 +129,8 @@ class MetromaniaEncoder(Encoder):
         return b
 
     def _line(self, b: _Board, state: MetromaniaState, li: int) -> None:
-        """Line li's entries on board b: its new edges, its ``lines`` block and its head."""
+        """Line li's entries on board b: its new edges, its unused count and its head (its start
+        and end entries: ``_board``)."""
         o, rel = b.o, b.rel[li]
         es = state.line_edges[li]
         if b.lens[li] < len(es):
@@ -128,14 +138,8 @@ class MetromaniaEncoder(Encoder):
             for e in es[b.lens[li] :]:
                 o[eb + e] = 1.0
             b.lens[li] = len(es)
-        lb = self.lines + (2 * rel + li % 2) * 9
-        sg = state.start_gate[li]
-        if sg >= 0:
-            o[lb] = o[lb + 3 + self.game.geo.white_side[sg]] = 1.0
+        o[self.lines + (2 * rel + li % 2) * 9 + 2] = state.unused(li) / self.game.tunnels
         ended = state.end_gate[li] >= 0
-        if ended:
-            o[lb + 1] = 1.0
-        o[lb + 2] = state.unused(li) / self.game.tunnels
         # heads: plane "head of seat k" (the two lines of a seat may share an entry there) and,
         # for my own lines, "my line 0 / 1 head"
         vs = state.verts[li]

@@ -47,6 +47,9 @@ Version history:
         the turn counters into the seat's cached board and copies it once (no buffer export of a
         fresh array per call); the EXTEND mask's destination answers (a marker in hand for it)
         remembered per (seat, deal, markers placed), and one memoryview of the mask per call.
+        Free start gates remembered per (line, white gates used); END looked at only for a head
+        on a black gate; station points counted in a plain loop; the encoder writes the lines'
+        start and end entries only when a gate was used.
     0.1.0 dev: components.json must give a change 1+ minutes (a 0-minute change let the trip
         search's route walk-back cycle; the shipped data uses 3, so play is unchanged).
 """
@@ -450,6 +453,7 @@ class MetromaniaState(State):
         self._gate_dist: dict[tuple[int, tuple[int, ...]], list[int]] = {}  # _gate_search, per free gates
         self._reach: dict[tuple[int, tuple[int, ...]], tuple] = {}  # _reach_known
         self._hands: dict[tuple[int, int, int], tuple[int, ...]] = {}  # _hand
+        self._starts: dict[tuple[int, int], tuple[int, ...]] = {}  # _start_gates
         self._cover: dict[tuple[int, int, int], dict[int, bool]] = {}  # _extend_mask's destination answers
         self.placed = [t for ts in self.tris for t in ts]  # tunnels on the board, in the order placed (since loading)
         self.station_log = list(self.has_station)  # has_station's vertices, in the order added (since loading)
@@ -500,6 +504,7 @@ class MetromaniaState(State):
         s.placed = list(self.placed)
         s.station_log = list(self.station_log)
         s._hands = dict(self._hands)
+        s._starts = dict(self._starts)
         s._cover = {}  # refilled as read (its tables grow in place: not shared)
         s._gate_dist = dict(self._gate_dist)
         s.encoder_cache = None
@@ -607,6 +612,20 @@ class MetromaniaState(State):
         """Free white gates where line li may start (MM-R11, MM-R12, MM-R21, MM-R51)."""
         if self.start_gate[li] >= 0:
             return []
+        return list(self._start_gates(li))
+
+    def _start_gates(self, li: int) -> tuple[int, ...]:
+        """``start_gates`` of an unstarted line, remembered per (line, gates used) in ``_starts``:
+        white gates are only taken, and the other line of the seat starts first (MM-R51), so the
+        count of used gates tells the answers apart."""
+        key = (li, len(self.white_used))
+        out = self._starts.get(key)
+        if out is None:
+            out = self._starts[key] = tuple(self._free_start_gates(li))
+        return out
+
+    def _free_start_gates(self, li: int) -> list[int]:
+        """``start_gates`` of an unstarted line, computed."""
         g = self.game.geo
         bad: tuple[int, ...] = ()
         if li % 2 == 1 and self.start_gate[li - 1] >= 0:
@@ -675,7 +694,7 @@ class MetromaniaState(State):
             return False
         vs = self.verts[li]  # empty until the line is started
         if not vs:
-            return not self.start_gates(li)
+            return not self._start_gates(li)
         if self.game.tunnels - len(vs) < 1:  # ``unused`` of a started, unfinished line
             return True
         known = self._reach_known(li, ())
@@ -864,7 +883,11 @@ class MetromaniaState(State):
     def station_points(self, v: int) -> int:
         """MM-R31: triangles carrying a marker with v as a corner."""
         tm = self.tri_marker
-        return sum(1 for t in self.game.geo.vert_tris[v] if t in tm)
+        n = 0
+        for t in self.game.geo.vert_tris[v]:
+            if t in tm:
+                n += 1
+        return n
 
     # ------------------------------------------------------------ turn structure
     def current_player(self) -> int:
@@ -924,20 +947,25 @@ class MetromaniaState(State):
         p = self.to_move
         if ph == P_MAIN:
             l0, l1 = 2 * p, 2 * p + 1
+            black_at = self.game.geo.black_at
             if self.start_gate[l0] < 0:  # MM-R10, MM-R51: the first action starts line 0
-                legal = self.start_gates(l0)
+                legal = self._start_gates(l0)
                 for w in legal:
                     out[A_START + w] = 1
             else:
-                legal = self.start_gates(l1)  # MM-R12
+                legal = self._start_gates(l1) if self.start_gate[l1] < 0 else ()  # MM-R12
                 for w in legal:
                     out[A_START + 15 + w] = 1
                 stations = self._station_candidates(p)  # MM-R30
                 for v in stations:
                     out[A_STATION + v] = 1
-                ends = [ln for ln in (0, 1) if self.end_legal(2 * p + ln)]
-                for ln in ends:
-                    out[A_END + ln] = 1
+                # MM-R33: a line ends only at the black gate under its head (most heads have none)
+                ends = False
+                for li in (l0, l1):
+                    vs = self.verts[li]
+                    if vs and black_at[vs[-1]] >= 0 and self.end_legal(li):
+                        out[A_END + li - l0] = 1
+                        ends = True
                 if self._extend_mask(out, p) or stations or ends:
                     return m
             if not legal:  # MM-R9: pass only when nothing is legal
