@@ -394,6 +394,10 @@ def export_run(
     return out
 
 
+MARGIN = 0.05
+"""how far above the even share ``1/n`` a bot's 95% lower bound must be to clear the margin"""
+
+
 def measure_strength(
     bot_dir: str | Path,
     games: int,
@@ -442,10 +446,14 @@ def measure_strength(
             "win_rate": round(row["win_rate"], 4),
             "ci95": [round(x, 4) for x in row["ci95"]],
             "above_even_share": row["above_even_share"],
+            # issue 19's bar: the interval's lower end at least 5 points above the even share
+            "clears_margin": bool(row["ci95"][0] >= 1.0 / n + MARGIN),
             "command": cmd,
         }
         log(res.format())
     strength["meets_bar"] = all(r["above_even_share"] for r in strength["results"].values())
+    strength["margin"] = MARGIN
+    strength["clears_margin"] = all(r["clears_margin"] for r in strength["results"].values())
     card["strength"] = strength
     card_path.write_text(json.dumps(card, indent=1, sort_keys=True) + "\n")
     return strength

@@ -92,6 +92,9 @@ def test_cli_train_export_play(tiny_games, tmp_path, capsys, monkeypatch):
     card = json.loads((tmp_path / "bot" / "card.json").read_text())
     assert set(card["strength"]["results"]) == {"random", "heuristic"}
     assert card["strength"]["results"]["random"]["games"] == 10
+    for r in card["strength"]["results"].values():  # issue 19's margin, recorded per opponent and overall
+        assert r["clears_margin"] == (r["ci95"][0] >= card["strength"]["even_share"] + 0.05)
+    assert card["strength"]["clears_margin"] == all(r["clears_margin"] for r in card["strength"]["results"].values())
     monkeypatch.setattr("builtins.input", lambda prompt: "0")
     assert main(["play", "tinynim_v0", "--seat", "0", "--vs", f"neural:{tmp_path / 'bot'}", "--seed", "1"]) == 0
     assert "winners" in capsys.readouterr().out
