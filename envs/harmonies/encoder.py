@@ -20,6 +20,7 @@ from .rules import (
     HEXES,
     NUM_ACTIONS,
     PLACES,
+    TABLE_DISPLAY,
     TAKEN,
     HarmoniesGame,
     HarmoniesState,
@@ -75,11 +76,17 @@ class _Seat:
     seat's ``state.hex_log`` (the hexes whose stack or cube changed, in order) it has written, its
     board as written, card places and points. ``encode`` compares them by value
     and rewrites only the hexes logged since, the card places that differ, and the point parts
-    that differ."""
+    that differ. It also holds the seat it shows (``p``) and where its blocks lie in the view (fixed
+    per observing seat and position, worked out once when the view is made)."""
 
-    __slots__ = ("seen", "board", "places", "points")
+    __slots__ = ("p", "board_at", "places_at", "points_at", "cubes_at", "seen", "board", "places", "points")
 
-    def __init__(self) -> None:
+    def __init__(self, p: int, board_at: int, places_at: int, points_at: int, cubes_at: int) -> None:
+        self.p = p  # the seat shown at this position
+        self.board_at = board_at  # offset of its board block
+        self.places_at = places_at  # offset of its card places block
+        self.points_at = points_at  # byte offset of its scores (``PACK_POINTS``)
+        self.cubes_at = cubes_at  # offset of its "cubes on board / 20" entry
         self.seen = 0  # entries of the seat's hex log written (a view starts from the empty board)
         self.board = [EMPTY] * HEXES
         self.places = [[0, 0] for _ in range(PLACES)]
@@ -90,9 +97,9 @@ class _View:
     """One seat's cached observation (``HarmoniesEncoder.encode``): the array and what its blocks
     were last written from (None: not yet written)."""
 
-    __slots__ = ("o", "arr", "shared", "turn", "bag", "central", "taken", "display", "offers", "first", "deck", "seats")
+    __slots__ = ("o", "arr", "shared", "turn", "bag", "table", "taken", "display", "offers", "first", "deck", "seats")
 
-    def __init__(self, template: array, n: int):
+    def __init__(self, template: array, seats: list[_Seat]):
         # a copy of the encoder's starting array for n players, written through a memoryview (its item
         # writes skip the argument parsing of array('f')'s; the same float32 roundings)
         buf = template[:]
@@ -101,13 +108,13 @@ class _View:
         self.shared = -1  # ``state.shared_ver`` when last written (-1: never)
         self.turn: tuple | None = None  # phase, took, took_card, end_triggered
         self.bag: list[int] = [-1] * 6
-        self.central: list[list[int]] = [[] for _ in range(SPACES)]  # as written into the zeros
+        self.table = 0  # entries of ``state.table_log`` (central spaces, display slots changed) written
         self.taken: list[int] = [-1] * TAKEN
         self.display: list[int] = [0] * DISPLAY
         self.offers: list[int] | None = None
         self.first: int | None = None
         self.deck = -1
-        self.seats = [_Seat() for _ in range(n)]  # per position k (me first)
+        self.seats = seats  # per position k (me first)
 
 
 class HarmoniesEncoder(Encoder):
@@ -148,6 +155,19 @@ class HarmoniesEncoder(Encoder):
                     t[self.boards + (k * HEXES + h) * HEX_FEATURES + EMPTY] = 1
         return t
 
+    def _seats(self, n: int, seat: int) -> list[_Seat]:
+        """A new view's ``_Seat`` per position k (me first: seat + k mod n) and its offsets."""
+        return [
+            _Seat(
+                (seat + k) % n,
+                self.boards + k * HEXES * HEX_FEATURES,
+                self.places + k * PLACES * PLACE_FEATURES,
+                4 * (self.scores + SCORE_PARTS * k),
+                self.seats + 3 * k + 2,
+            )
+            for k in range(n)
+        ]
+
     def encode(self, state: HarmoniesState, seat: int) -> np.ndarray:
         """Writes only what changed since the last call into the seat's cached observation and
         returns a copy. The cache (``state.encoder_cache``, read and written only here; a clone or a
@@ -160,7 +180,7 @@ class HarmoniesEncoder(Encoder):
             views = state.encoder_cache = [None] * n
         v = views[seat]
         if v is None:
-            v = views[seat] = _View(self._template(n), n)
+            v = views[seat] = _View(self._template(n), self._seats(n, seat))
         o = v.o
         # the blocks below change only when ``state.shared_ver`` does (PLACE and PLACE_CUBE leave them)
         shared = v.shared != state.shared_ver
@@ -172,29 +192,32 @@ class HarmoniesEncoder(Encoder):
             v.taken = taken[:]
             o[self.taken : self.taken + TAKEN * 6] = tokens_row(tuple(taken))
         logs, all_places = state.hex_log, state.places
-        for k, w in enumerate(v.seats):
-            p = seat + k
-            if p >= n:
-                p -= n
-            log = logs[p]
+        for w in v.seats:
+            log = logs[w.p]
+            seen = w.seen
             # nothing new for this seat: its card places and points change only with a logged hex
             # (PLACE, PLACE_CUBE) or a shared_ver bump (cards taken); completed cards come with a cube
-            if w.seen == len(log) and not shared:
+            if seen == len(log) and not shared:
                 continue
+            p = w.p
             places = all_places[p]
-            if w.seen != len(log):  # the hexes changed since: their stack one-hot and cube
-                base = self.boards + k * HEXES * HEX_FEATURES
+            if seen != len(log):  # the hexes changed since: their stack one-hot and cube
+                base = w.board_at
                 board, cubes, old = state.boards[p], state.cubes[p], w.board
-                for h in log[w.seen :]:
+                cubed = False
+                for h in log[seen:]:
                     at = base + h * HEX_FEATURES
                     o[at + old[h]] = 0
                     o[at + board[h]] = 1
                     old[h] = board[h]
-                    o[at + NUM_STACKS] = 1.0 if cubes[h] else 0.0
+                    if cubes[h]:  # a cube never leaves: the view's entry was 0 until now
+                        o[at + NUM_STACKS] = 1
+                        cubed = True
                 w.seen = len(log)
-                o[self.seats + 3 * k + 2] = state.cubes_on_board(p) / 20
+                if cubed:  # the count changes only with a cube (logged)
+                    o[w.cubes_at] = state.cubes_on_board(p) / 20
             if w.places != places:
-                base = self.places + k * PLACES * PLACE_FEATURES
+                base = w.places_at
                 for c, (cid, left) in enumerate(places):
                     was = w.places[c]
                     if was[0] != cid or was[1] != left:
@@ -207,8 +230,7 @@ class HarmoniesEncoder(Encoder):
                         was[0], was[1] = cid, left
             points = state.points(p)
             if w.points is not points:  # a new tuple (the rules keep it until it changes)
-                base = self.scores + SCORE_PARTS * k
-                PACK_POINTS(o, 4 * base, *map(SCORE_SCALE.__mul__, points))  # x * SCORE_SCALE
+                PACK_POINTS(o, w.points_at, *map(SCORE_SCALE.__mul__, points))  # x * SCORE_SCALE
                 w.points = points
         if self.features is not None:
             o[self.features : self.features + NUM_ACTIONS] = array("f", action_features(state, seat).tobytes())
@@ -217,7 +239,8 @@ class HarmoniesEncoder(Encoder):
     def _shared_blocks(self, state: HarmoniesState, seat: int, v: _View) -> None:
         """``encode``'s blocks that PLACE and PLACE_CUBE leave as they are: phase and turn flags, bag,
         central spaces, display, the seat's spirit offers, first player, deck (each compared by value
-        with what it was written from)."""
+        with what it was written from; the central spaces and display slots: those logged in
+        ``state.table_log`` since)."""
         o = v.o
         n = state.num_players
         key = (state.phase_id, state.took, state.took_card, state.end_triggered)
@@ -232,22 +255,22 @@ class HarmoniesEncoder(Encoder):
         if v.bag != bag:
             v.bag = bag[:]
             PACK_BAG(o, 4 * self.bag, *map(BAG_FLOATS.__getitem__, bag))
-        central = state.central
-        if v.central != central:  # per space that differs: its 3 x 6 entries
-            written = v.central
-            for s, toks in enumerate(central):
-                if written[s] != toks:
-                    base = self.central + 18 * s
-                    o[base : base + 18] = tokens_row(tuple(toks))
-                    written[s] = toks[:]
-        if v.display != state.display:  # per slot that differs
-            for i, (was, c) in enumerate(zip(v.display, state.display)):
-                if was != c:
-                    if was:
-                        o[self.display + 32 * i + was - 1] = 0
-                    if c:
-                        o[self.display + 32 * i + c - 1] = 1
-            v.display = state.display[:]
+        table = state.table_log
+        if v.table != len(table):  # the central spaces and display slots changed since, each once
+            for e in set(table[v.table :]):
+                if e < TABLE_DISPLAY:  # central space e: its 3 x 6 entries
+                    at = self.central + 18 * e
+                    o[at : at + 18] = tokens_row(tuple(state.central[e]))
+                else:  # display slot i
+                    i = e - TABLE_DISPLAY
+                    was, c = v.display[i], state.display[i]
+                    if was != c:
+                        if was:
+                            o[self.display + 32 * i + was - 1] = 0
+                        if c:
+                            o[self.display + 32 * i + c - 1] = 1
+                        v.display[i] = c
+            v.table = len(table)
         offers = state.offers[seat]
         if v.offers != offers:
             v.offers = offers[:]
