@@ -45,8 +45,9 @@ Version history:
         search's Dijkstra keeps a bucket per whole minute instead of a heap (same times).
     0.1.0 dev: faster (behaviour and observations unchanged; golden identical): the encoder writes
         the turn counters into the seat's cached board and copies it once (no buffer export of a
-        fresh array per call); the EXTEND mask's destination answers (a marker in hand for it)
-        remembered per (seat, deal, markers placed), and one memoryview of the mask per call.
+        fresh array per call); one memoryview of the mask per call. Markers for a destination
+        looked up among the seat's markers of its kind (``owned``, from the deal) instead of
+        filtering the hand, without building the list where only whether one exists matters.
         Free start gates remembered per (line, white gates used); END looked at only for a head
         on a black gate; station points counted in a plain loop; the encoder writes the lines'
         start and end entries only when a gate was used.
@@ -296,6 +297,18 @@ def _gate_distance(gates: tuple[int, ...]) -> list[int]:
     return _hex_distance()[:, list(gates)].min(axis=1).tolist()
 
 
+@cache
+def owned_by_kind(
+    marker_kind: tuple[int, ...], owner: tuple[int, ...], n: int
+) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """Per seat, per triangle kind (0..5), the markers the deal ``owner`` gives that seat with that
+    kind, in marker order (empty for the kinds no marker has)."""
+    return tuple(
+        tuple(tuple(m for m in range(NUM_MARKERS) if owner[m] == s and marker_kind[m] == k) for k in range(6))
+        for s in range(n)
+    )
+
+
 class MetromaniaGame(Game):
     """Metromania for 2-4 players."""
 
@@ -438,6 +451,7 @@ class MetromaniaState(State):
         self._set_open()
         self.tri_marker = {t: m for m, t in enumerate(self.marker_tri) if t >= 0}
         self.owner = list(self.game.deals[self.num_players][self.deal]) if self.deal >= 0 else [-1] * NUM_MARKERS
+        self._set_owned()
         self.has_station = set(self.stations)
         self.white_used = set()
         self.black_used = set()
@@ -454,7 +468,6 @@ class MetromaniaState(State):
         self._reach: dict[tuple[int, tuple[int, ...]], tuple] = {}  # _reach_known
         self._hands: dict[tuple[int, int, int], tuple[int, ...]] = {}  # _hand
         self._starts: dict[tuple[int, int], tuple[int, ...]] = {}  # _start_gates
-        self._cover: dict[tuple[int, int, int], dict[int, bool]] = {}  # _extend_mask's destination answers
         self.placed = [t for ts in self.tris for t in ts]  # tunnels on the board, in the order placed (since loading)
         self.station_log = list(self.has_station)  # has_station's vertices, in the order added (since loading)
 
@@ -470,6 +483,11 @@ class MetromaniaState(State):
             for t in ts:
                 opn[t] = 0
         self.open = opn
+
+    def _set_owned(self) -> None:
+        """``owned[seat][kind]``: the markers the deal gave ``seat`` for destinations of that kind
+        (``owned_by_kind``; shared tuples, never changed in place)."""
+        self.owned = owned_by_kind(self.game.marker_kind, tuple(self.owner), self.num_players)
 
     def _non_blank(self) -> list[tuple[int, int]]:
         """(triangle, kind) of the layout's non-blank triangles (none before it is drawn): the
@@ -505,7 +523,6 @@ class MetromaniaState(State):
         s.station_log = list(self.station_log)
         s._hands = dict(self._hands)
         s._starts = dict(self._starts)
-        s._cover = {}  # refilled as read (its tables grow in place: not shared)
         s._gate_dist = dict(self._gate_dist)
         s.encoder_cache = None
         return s
@@ -561,15 +578,11 @@ class MetromaniaState(State):
         return self.game.geo.white_side[self.start_gate[li]]
 
     def qualifying_markers(self, seat: int, t: int) -> list[int]:
-        """Markers ``seat`` may put on destination triangle t (MM-R23, MM-R24)."""
-        return self._qualifying(self._hand(seat), t)
-
-    def _qualifying(self, hand: tuple[int, ...], t: int) -> list[int]:
-        """The markers of ``hand`` (a seat's markers in hand) that may go on destination t (MM-R23, MM-R24)."""
-        kind = self.kinds[t]
+        """Markers ``seat`` may put on destination triangle t (MM-R23, MM-R24): those of its
+        markers of t's kind (``owned``) still in hand whose other letter does not touch t."""
         touch = self.game.geo.tri_touch[t]
-        mk, mt = self.game.marker_kind, self.marker_tri
-        return [m for m in hand if mk[m] == kind and mt[(m + 6) % 12] not in touch]
+        mt = self.marker_tri
+        return [m for m in self.owned[seat][self.kinds[t]] if mt[m] < 0 and mt[(m + 6) % 12] not in touch]
 
     def tunnel_legal(self, li: int, d: int, s: int) -> bool:
         """Whether line li may be extended along direction d on side s now (MM-R16 to MM-R23, R25)."""
@@ -597,13 +610,14 @@ class MetromaniaState(State):
                 return False
         return True
 
-    def _coverable(self, cover: dict[int, bool], seat: int, t: int) -> bool:
-        """Whether ``seat`` holds a marker for destination t (MM-R23, MM-R24), remembered in
-        ``cover`` (one of ``_cover``'s tables: the answers for the current hands and markers)."""
-        ok = cover.get(t)
-        if ok is None:
-            ok = cover[t] = bool(self._qualifying(self._hand(seat), t))
-        return ok
+    def _coverable(self, seat: int, t: int) -> bool:
+        """Whether ``qualifying_markers(seat, t)`` is not empty (MM-R23, MM-R24), without the list."""
+        touch = self.game.geo.tri_touch[t]
+        mt = self.marker_tri
+        for m in self.owned[seat][self.kinds[t]]:
+            if mt[m] < 0 and mt[(m + 6) % 12] not in touch:
+                return True
+        return False
 
     def _can_dig(self, seat: int) -> bool:
         return self._extend_mask(np.zeros(NUM_ACTIONS, dtype=np.int8).data, seat)
@@ -993,14 +1007,8 @@ class MetromaniaState(State):
         tunnels = self.game.tunnels
         steps = extend_steps()
         # a destination (MM-R23, MM-R25): none once one was covered in this action; else whether
-        # p holds a marker for it, remembered per (seat, deal, markers placed) in ``_cover``
-        # (markers only leave hands, so that count tells the hands and placed markers apart)
-        cover = None
-        if not self.covered:
-            key = (p, self.deal, len(self.tri_marker))
-            cover = self._cover.get(key)
-            if cover is None:
-                cover = self._cover[key] = {}
+        # p holds a marker for it
+        cover = not self.covered
         found = False
         for ln in (0, 1):
             li = 2 * p + ln
@@ -1016,11 +1024,11 @@ class MetromaniaState(State):
                     continue
                 # side 0 (left), side 1 (right): a free triangle (MM-R17, MM-R22), blank or a destination
                 c = opn[t0]
-                if c == OPEN_BLANK or (c and cover is not None and self._coverable(cover, p, t0)):
+                if c == OPEN_BLANK or (c and cover and self._coverable(p, t0)):
                     out[base + off] = 1
                     found = True
                 c = opn[t1]
-                if c == OPEN_BLANK or (c and cover is not None and self._coverable(cover, p, t1)):
+                if c == OPEN_BLANK or (c and cover and self._coverable(p, t1)):
                     out[base + off + 1] = 1
                     found = True
         return found
@@ -1086,6 +1094,7 @@ class MetromaniaState(State):
         elif ph == P_DEAL:
             self.deal = a
             self.owner = list(self.game.deals[self.num_players][a])
+            self._set_owned()
             self.phase_id = P_START_PLAYER
         else:  # MM-R8
             self.start = self.to_move = a
