@@ -40,6 +40,7 @@ class MetromaniaEncoder(Encoder):
             self.action_features = "action_features"
             self.features = L.block("action_features", self.game.num_actions)
         self._arange_t = np.arange(self.nt)
+        self._fresh: dict[int, np.ndarray] = {}  # _new_board
         g = self.game.geo
         self.gates = np.array(
             [self.vert + 7 * self.nv + v for v in g.white_gates] + [self.vert + 8 * self.nv + v for v in g.black_gates]
@@ -65,13 +66,13 @@ class MetromaniaEncoder(Encoder):
         b = c.boards.get(seat)
         n = state.num_players
         if b is None:
-            b = c.boards[seat] = _Board(np.zeros(self.size, np.float32), [(li // 2 - seat) % n for li in range(2 * n)])
-            b.arr[self.seats : self.seats + n] = 1
-            b.arr[self.gates] = 1  # gates free
+            b = c.boards[seat] = _Board(self._new_board(n), [(li // 2 - seat) % n for li in range(2 * n)])
         o = b.o
         if not b.dealt:
             if not b.layout and state.phase_id >= P_DEAL:  # the layout, fixed from here on
-                b.arr[self.tri_kind + np.asarray(state.kinds) * self.nt + self._arange_t] = 1
+                if c.layout is None:  # its entries, found once for every seat
+                    c.layout = self.tri_kind + np.asarray(state.kinds) * self.nt + self._arange_t
+                b.arr[c.layout] = 1
                 b.layout = True
             if state.deal >= 0:  # the marker owners
                 for m, own in enumerate(state.owner):
@@ -127,6 +128,15 @@ class MetromaniaEncoder(Encoder):
                 o[vb + v] = 1.0
             b.stations = len(log)
         return b
+
+    def _new_board(self, n: int) -> np.ndarray:
+        """A new board for n players: its seats and all gates free (a copy of one made once per n)."""
+        fresh = self._fresh.get(n)
+        if fresh is None:
+            fresh = self._fresh[n] = np.zeros(self.size, np.float32)
+            fresh[self.seats : self.seats + n] = 1
+            fresh[self.gates] = 1  # gates free
+        return fresh.copy()
 
     def _line(self, b: _Board, state: MetromaniaState, li: int) -> None:
         """Line li's entries on board b: its new edges, its unused count and its head (its start
@@ -212,9 +222,10 @@ class _Board:
 class _Cache:
     """``state.encoder_cache``: per seat a ``_Board`` (read and written only by this encoder)."""
 
-    __slots__ = ("boards", "encoder", "tris")
+    __slots__ = ("boards", "encoder", "layout", "tris")
 
     def __init__(self, encoder: MetromaniaEncoder, tris: list[list[int]]):
         self.encoder = encoder
         self.tris = tris
         self.boards: dict[int, _Board] = {}
+        self.layout: np.ndarray | None = None  # the layout's one-hot entries (from the deal on)

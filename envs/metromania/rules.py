@@ -48,6 +48,10 @@ Version history:
         fresh array per call); one memoryview of the mask per call. Markers for a destination
         looked up among the seat's markers of its kind (``owned``, from the deal) instead of
         filtering the hand, without building the list where only whether one exists matters.
+        The MM-R36 best-first search keeps its nodes as ints (vertex * 7 + direction + 1, the
+        row of ``extend_steps``; same order, same paths); mask arrays made with a prebuilt
+        dtype; the encoder finds the layout's entries once per state and starts a seat's board
+        from a copy of one made once per player count.
         Free start gates remembered per (line, white gates used); END looked at only for a head
         on a black gate; station points counted in a plain loop; the encoder writes the lines'
         start and end entries only when a gate was used.
@@ -84,6 +88,7 @@ NO_STEP = 6  # "no previous direction" in the reachability search
 _NOTHING: frozenset[int] = frozenset()
 OPEN_BLANK, OPEN_DEST = 1, 2  # ``MetromaniaState.open``
 _NO_TIME = 1 << 40  # trip time of a node not reached (above any real time)
+_INT8 = np.dtype(np.int8)  # the mask's dtype (one module read, passed positionally to np.zeros)
 
 
 class Phase(IntEnum):
@@ -620,7 +625,7 @@ class MetromaniaState(State):
         return False
 
     def _can_dig(self, seat: int) -> bool:
-        return self._extend_mask(np.zeros(NUM_ACTIONS, dtype=np.int8).data, seat)
+        return self._extend_mask(np.zeros(NUM_ACTIONS, _INT8).data, seat)
 
     def start_gates(self, li: int) -> list[int]:
         """Free white gates where line li may start (MM-R11, MM-R12, MM-R21, MM-R51)."""
@@ -802,47 +807,50 @@ class MetromaniaState(State):
         own = self.vset[li]
         opn, st = self.open, self.has_station
         steps = extend_steps()  # the board's edges and MM-R19's turns
-        start = (h, self.last_dir(li))
+        a0 = self.last_d[li]
         # first the paths that come one step nearer with every step (dist[h] <= budget steps):
         # usually one exists, found without the queue; else the full best-first search
         path: list[int] = []
-        gate = self._direct_path(h, start[1], dist, own, path, set())
+        gate = self._direct_path(h, a0, dist, own, path, set())
         if gate >= 0:
             return gate, path, _NOTHING
+        # a node (vertex x, direction a of the step into it, -1 at the head) as the int
+        # x * 7 + a + 1, the row of ``extend_steps`` (ordered as the pairs (x, a) are)
+        start = h * 7 + a0 + 1
         best = {start: 0}
-        parent: dict[tuple[int, int], tuple[tuple[int, int], int]] = {}  # node -> (node before, step)
-        heap = [(dist[h], 0, h, start[1])]  # (bound, -depth: deeper first among equal bounds, node)
+        parent: dict[int, tuple[int, int]] = {}  # node -> (node before, step)
+        heap = [(dist[h], 0, start)]  # (bound, -depth: deeper first among equal bounds, node)
+        pop, push = heapq.heappop, heapq.heappush
         while heap:
-            _, depth, x, a = heapq.heappop(heap)
+            _, depth, u = pop(heap)
             depth = -depth
-            if best[(x, a)] < depth:
+            if best[u] < depth:
                 continue
             nd = depth + 1
-            for off, y, t1, t2 in steps[(x * 7 + a + 1) * 2 + (x in st)]:
+            x = u // 7
+            for off, y, t1, t2 in steps[u * 2 + (x in st)]:
                 if y in own or nd + dist[y] > budget:
                     continue
-                node = (y, off >> 1)
+                node = y * 7 + (off >> 1) + 1
                 if best.get(node, 99) <= nd or not (opn[t1] or opn[t2]):
                     continue
                 if dist[y] == 0:
                     path = [x * 6 + (off >> 1)]
-                    prev = (x, a)
+                    prev = u
                     while prev != start:  # parents lie strictly closer to the start
                         prev, k = parent[prev]
                         path.append(k)
                     return y, path, _NOTHING
                 best[node] = nd
-                parent[node] = ((x, a), x * 6 + (off >> 1))
-                heapq.heappush(heap, (nd + dist[y], -nd, y, node[1]))
-        return -1, [], frozenset(x for x, _ in best)
+                parent[node] = (u, x * 6 + (off >> 1))
+                push(heap, (nd + dist[y], -nd, node))
+        return -1, [], frozenset(u // 7 for u in best)
 
-    def _direct_path(
-        self, x: int, a: int, dist: list[int], own: set[int], path: list[int], dead: set[tuple[int, int]]
-    ) -> int:
+    def _direct_path(self, x: int, a: int, dist: list[int], own: set[int], path: list[int], dead: set[int]) -> int:
         """``_gate_search``'s paths from x (reached along direction a) on which every step comes
         one nearer to the nearest gate (``dist``), depth first: the gate vertex reached (its steps
         appended to ``path``, last step first) or -1. ``own``: the line's vertices (MM-R18);
-        ``dead``: nodes known to lead nowhere."""
+        ``dead``: nodes known to lead nowhere (as ints, see ``_gate_search``)."""
         opn = self.open
         near = dist[x] - 1
         for off, y, t1, t2 in extend_steps()[(x * 7 + a + 1) * 2 + (x in self.has_station)]:
@@ -852,12 +860,12 @@ class MetromaniaState(State):
             if near == 0:
                 path.append(x * 6 + d)
                 return y
-            if (y, d) not in dead:
+            if y * 7 + d + 1 not in dead:
                 gate = self._direct_path(y, d, dist, own, path, dead)
                 if gate >= 0:
                     path.append(x * 6 + d)
                     return gate
-        dead.add((x, a))
+        dead.add(x * 7 + a + 1)
         return -1
 
     def end_legal(self, li: int) -> bool:
@@ -955,7 +963,7 @@ class MetromaniaState(State):
         return bisect_right(_uniform_cdf(k), rng.random())
 
     def _legal_mask(self) -> np.ndarray:
-        m = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        m = np.zeros(NUM_ACTIONS, _INT8)
         out = m.data  # item writes through a memoryview: cheaper than numpy indexing
         ph = self.phase_id
         p = self.to_move
@@ -1175,7 +1183,7 @@ class MetromaniaState(State):
         """MM-R14: the Dig goes on while tunnels are left and some placement is legal. The DIG
         mask computed for that is kept (``_dig_mask``) as the next decision's mask."""
         if self.dig_left > 0:
-            m = np.zeros(NUM_ACTIONS, dtype=np.int8)
+            m = np.zeros(NUM_ACTIONS, _INT8)
             if self._extend_mask(m.data, self.to_move):
                 self._dig_mask = m
                 self.phase_id = P_DIG
