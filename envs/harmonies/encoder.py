@@ -97,9 +97,23 @@ class _View:
     """One seat's cached observation (``HarmoniesEncoder.encode``): the array and what its blocks
     were last written from (None: not yet written)."""
 
-    __slots__ = ("o", "arr", "shared", "turn", "bag", "table", "taken", "display", "offers", "first", "deck", "seats")
+    __slots__ = (
+        "o",
+        "arr",
+        "shared",
+        "turn",
+        "turn_rows",
+        "bag",
+        "table",
+        "taken",
+        "display",
+        "offers",
+        "first",
+        "deck",
+        "seats",
+    )
 
-    def __init__(self, template: array, seats: list[_Seat]):
+    def __init__(self, template: array, seats: list[_Seat], turn_rows: dict[tuple, array]):
         # a copy of the encoder's starting array for n players, written through a memoryview (its item
         # writes skip the argument parsing of array('f')'s; the same float32 roundings)
         buf = template[:]
@@ -107,6 +121,7 @@ class _View:
         self.arr = np.frombuffer(buf, np.float32)  # the same memory, for the copies handed out
         self.shared = -1  # ``state.shared_ver`` when last written (-1: never)
         self.turn: tuple | None = None  # phase, took, took_card, end_triggered
+        self.turn_rows = turn_rows  # the encoder's phase and flags rows for this player count (``_turn_row``)
         self.bag: list[int] = [-1] * 6
         self.table = 0  # entries of ``state.table_log`` (central spaces, display slots changed) written
         self.taken: list[int] = [-1] * TAKEN
@@ -139,6 +154,8 @@ class HarmoniesEncoder(Encoder):
             self.action_features = "action_features"
         self._hex_index = np.arange(HEXES) * HEX_FEATURES  # offset of each hex in a board block
         self._templates: dict[int, array] = {}  # per player count: a view's array before any write
+        assert self.flags == self.phase + NUM_PHASES  # one run: the phase one-hot, then the flags
+        self._turn_rows: dict[int, dict[tuple, array]] = {}  # per player count: ``_turn_row``'s rows
 
     def _template(self, n: int) -> array:
         """The observation before anything of a state is written: the game's fixed flags, every
@@ -154,6 +171,18 @@ class HarmoniesEncoder(Encoder):
                 for h in range(HEXES):
                     t[self.boards + (k * HEXES + h) * HEX_FEATURES + EMPTY] = 1
         return t
+
+    def _turn_row(self, n: int, key: tuple) -> array:
+        """The phase one-hot and the flags block (one run of floats) for ``key`` = (phase, took,
+        took_card, end_triggered) with ``n`` players, cached (``_View.turn_rows``)."""
+        row = zeros(NUM_PHASES + 6)
+        phase, took, took_card, end_triggered = key
+        row[phase] = 1
+        g = self.game
+        for i, flag in enumerate((took, took_card, n == 1, g.spirits, g.side == "B", end_triggered)):
+            row[NUM_PHASES + i] = flag
+        self._turn_rows[n][key] = row
+        return row
 
     def _seats(self, n: int, seat: int) -> list[_Seat]:
         """A new view's ``_Seat`` per position k (me first: seat + k mod n) and its offsets."""
@@ -180,7 +209,7 @@ class HarmoniesEncoder(Encoder):
             views = state.encoder_cache = [None] * n
         v = views[seat]
         if v is None:
-            v = views[seat] = _View(self._template(n), self._seats(n, seat))
+            v = views[seat] = _View(self._template(n), self._seats(n, seat), self._turn_rows.setdefault(n, {}))
         o = v.o
         # the blocks below change only when ``state.shared_ver`` does (PLACE and PLACE_CUBE leave them)
         shared = v.shared != state.shared_ver
@@ -244,13 +273,12 @@ class HarmoniesEncoder(Encoder):
         o = v.o
         n = state.num_players
         key = (state.phase_id, state.took, state.took_card, state.end_triggered)
-        if v.turn != key:
-            if v.turn is not None:
-                o[self.phase + v.turn[0]] = 0
+        if v.turn != key:  # the phase one-hot and the flags: one cached row
             v.turn = key
-            o[self.phase + state.phase_id] = 1
-            f = self.flags
-            o[f], o[f + 1], o[f + 5] = state.took, state.took_card, state.end_triggered
+            row = v.turn_rows.get(key)
+            if row is None:
+                row = self._turn_row(n, key)
+            o[self.phase : self.flags + 6] = row
         bag = state.bag
         if v.bag != bag:
             v.bag = bag[:]

@@ -69,7 +69,11 @@ Version history:
         holds per position the seat it shows and its blocks' offsets (worked out once) and writes a
         seat's cube count only after a cube; the moves log the central spaces and display slots they
         change (``table_log``, like ``hex_log``), so the encoder rewrites those instead of comparing
-        every space and slot.
+        every space and slot. The legal mask's PLACE part unrolled over the 3 taken slots; a token
+        draw skips ``chance_kind``; ``_place`` calls ``targets_among`` only with candidate hexes and
+        rebuilds the PLACE_CUBE bits only when a card's targets changed, and skips ``_settle`` while
+        an empty space is left; ``_apply`` tests the TURN phase first; the encoder writes the phase
+        one-hot and the flags as one cached row.
 """
 
 from __future__ import annotations
@@ -714,10 +718,10 @@ class HarmoniesState(State):
         if self.filling:  # chance_kind() == K_TOKEN (its first test, the usual node)
             bag = self.bag
             r = int(rng.integers(sum(bag)))
-            for c in range(6):
-                if r < bag[c]:
+            for c, left in enumerate(bag):
+                if r < left:
                     return c
-                r -= bag[c]
+                r -= left
         k = self.chance_kind()
         if k == K_CARD:
             return self.deck[int(rng.integers(len(self.deck)))]
@@ -830,14 +834,16 @@ class HarmoniesState(State):
             for s, toks in enumerate(self.central):
                 if toks:
                     bits |= 1 << (A_TAKE + s)
-        else:
-            pending = False
+        else:  # HA-R4: any remaining token, any legal hex (can_place(p, c) read from ``placeable``)
             placeable = self.placeable[p]
-            for t, c in enumerate(self.taken):  # HA-R4: any remaining token, any legal hex
-                if c >= 0:
-                    pending = True
-                    bits |= ((placeable >> (HEXES * c)) & HEX_BITS) << (A_PLACE + HEXES * t)  # can_place(p, c)
-            if not pending:
+            t0, t1, t2 = self.taken  # TAKEN == 3 slots, unrolled
+            if t0 >= 0:
+                bits |= ((placeable >> (HEXES * t0)) & HEX_BITS) << A_PLACE
+            if t1 >= 0:
+                bits |= ((placeable >> (HEXES * t1)) & HEX_BITS) << (A_PLACE + HEXES)
+            if t2 >= 0:
+                bits |= ((placeable >> (HEXES * t2)) & HEX_BITS) << (A_PLACE + 2 * HEXES)
+            if t0 < 0 and t1 < 0 and t2 < 0:
                 bits |= 1 << A_END  # HA-R3
         pl = self.places[p]
         if not self.took_card and not (pl[0][0] and pl[1][0] and pl[2][0] and pl[3][0]):  # HA-R13: a free place
@@ -862,13 +868,32 @@ class HarmoniesState(State):
     # ------------------------------------------------------------------ moves
     def _apply(self, a: Any) -> None:
         ph = self.phase_id
-        if ph == P_SETUP or ph == P_REFILL:
+        if ph == P_TURN:  # the usual decision first
+            if a < A_PLACE:
+                self.shared_ver += 1
+                self._take(a - A_TAKE)
+            elif a < A_CARD:  # no shared_ver bump: changes the taken tokens and the seat's board (logged)
+                t, h = divmod(a - A_PLACE, HEXES)
+                self._place(t, h)
+            elif a < A_CUBE:
+                self.shared_ver += 1
+                self._take_card(a - A_CARD)
+            elif a < A_END:  # no shared_ver bump: changes the seat's board (logged) and card place
+                c, h = divmod(a - A_CUBE, HEXES)
+                self._place_cube(c, h)
+            else:  # A_END
+                self.shared_ver += 1
+                if self.solo and not self.took_card and any(self.display):
+                    self.phase_id = P_SOLO_DISCARD  # HA-V3: the extra decision before the refill
+                else:
+                    self._end_turn()
+        elif ph == P_REFILL or ph == P_SETUP:
             self.shared_ver += 1
             self._chance(a)
         elif ph == P_CHOOSE_SPIRIT:
             self.shared_ver += 1
             self._choose_spirit(a - A_SPIRIT)
-        elif ph == P_SOLO_DISCARD:
+        else:  # P_SOLO_DISCARD
             self.shared_ver += 1
             if a != A_DECLINE:  # HA-V3: the card leaves the game
                 i = a - A_DISCARD
@@ -876,28 +901,9 @@ class HarmoniesState(State):
                 self.display[i] = 0
                 self.table_log.append(TABLE_DISPLAY + i)
             self._end_turn()
-        elif a < A_PLACE:
-            self.shared_ver += 1
-            self._take(a - A_TAKE)
-        elif a < A_CARD:  # no shared_ver bump: changes the taken tokens and the seat's board (logged)
-            t, h = divmod(a - A_PLACE, HEXES)
-            self._place(t, h)
-        elif a < A_CUBE:
-            self.shared_ver += 1
-            self._take_card(a - A_CARD)
-        elif a < A_END:  # no shared_ver bump: changes the seat's board (logged) and card place
-            c, h = divmod(a - A_CUBE, HEXES)
-            self._place_cube(c, h)
-        else:  # A_END
-            self.shared_ver += 1
-            if self.solo and not self.took_card and any(self.display):
-                self.phase_id = P_SOLO_DISCARD  # HA-V3: the extra decision before the refill
-            else:
-                self._end_turn()
 
     def _chance(self, a: int) -> None:
-        k = K_TOKEN if self.filling else self.chance_kind()  # chance_kind's first test inlined
-        if k == K_TOKEN:
+        if self.filling:  # a token drawn (chance_kind() == K_TOKEN: its first test, the usual node)
             self.bag[a] -= 1
             s = self.filling[0]
             space = self.central[s]
@@ -906,16 +912,18 @@ class HarmoniesState(State):
             if len(space) < 3:
                 return  # the same space fills on: the next node is again a token draw
             self.filling.pop(0)
-        elif k == K_CARD:
-            self.deck.remove(a)
-            i = self.display.index(0)  # lowest empty slot first
-            self.display[i] = a
-            self.table_log.append(TABLE_DISPLAY + i)
-        elif k == K_SPIRIT:
-            self.spirit_deck.remove(a)
-            next(o for o in self.offers if len(o) < 2).append(a)  # 2 each, in seat order
         else:
-            self.first = self.to_move = a
+            k = self.chance_kind()
+            if k == K_CARD:
+                self.deck.remove(a)
+                i = self.display.index(0)  # lowest empty slot first
+                self.display[i] = a
+                self.table_log.append(TABLE_DISPLAY + i)
+            elif k == K_SPIRIT:
+                self.spirit_deck.remove(a)
+                next(o for o in self.offers if len(o) < 2).append(a)  # 2 each, in seat order
+            else:
+                self.first = self.to_move = a
         self._advance()
 
     def _advance(self) -> None:
@@ -1012,16 +1020,19 @@ class HarmoniesState(State):
                     # only the cube hexes with a placement over h can change: count those again
                     near = g.reach[cid][h]
                     cand = cb[g.placements[cid][0]] & ~sb[NUM_STACKS] & near
-                    tg[c] = (tg[c] & ~near) | self.targets_among(cid, cb, cand)
-                    touched = True
-            if touched:
+                    now = (tg[c] & ~near) | self.targets_among(cid, cb, cand) if cand else tg[c] & ~near
+                    if now != tg[c]:
+                        tg[c] = now
+                        touched = True
+            if touched:  # the mask's PLACE_CUBE bits, only when a card's targets changed
                 self._set_cube_mask(p)
         self._points_cache[p] = (self._points_after(p, h, old, new, colour), {})
         self._points[p] = None
         if g.spirits:  # a completed spirit scores the board
             self._card_points[p] = None
         self.taken[t] = -1
-        self._settle()
+        if not sb[EMPTY]:  # ``_settle``'s own test (``took`` is set): an empty space takes any token
+            self._settle()
 
     def _points_after(self, p: int, h: int, old: int, new: int, colour: int) -> tuple[int, int, int, int, int]:
         """``board_points`` of seat ``p`` after its hex ``h`` went from stack ``old`` to ``new`` (a
@@ -1075,7 +1086,8 @@ class HarmoniesState(State):
             pl[0] = 0
             tg[c] = 0
         self._set_cube_mask(p)
-        self._settle()
+        if self.took and not self.sbits[p][EMPTY]:  # ``_settle``'s own first test, before the call
+            self._settle()
 
     def _settle(self) -> None:
         """HA-R12: when no unplaced taken token has a legal space, all of them are discarded."""
