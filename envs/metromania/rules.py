@@ -52,6 +52,9 @@ Version history:
         row of ``extend_steps``; same order, same paths); mask arrays made with a prebuilt
         dtype; the encoder finds the layout's entries once per state and starts a seat's board
         from a copy of one made once per player count.
+        The trip network built in one pass (node ids in the same order); the trip search's
+        Dijkstra stops at the nearest target, and the one from the targets below that time
+        (the times, used lines and routes are the same).
         Free start gates remembered per (line, white gates used); END looked at only for a head
         on a black gate; station points counted in a plain loop; the encoder writes the lines'
         start and end entries only when a gate was used.
@@ -138,32 +141,38 @@ class TripNet:
 
     def __init__(self, line_stations: dict[int, list[int]], ride: int = 1, change: int = 3):
         self.ride = ride
-        nodes: dict[tuple[int, int], int] = {}
-        at: dict[int, list[int]] = {}
-        for li, st in line_stations.items():
-            for v in st:
-                if (v, li) not in nodes:
-                    nodes[(v, li)] = len(nodes)
-                    at.setdefault(v, []).append(nodes[(v, li)])
-        adj: list[list[tuple[int, int]]] = [[] for _ in nodes]
+        # node ids in order of first appearance, line by line; a line's rides join its
+        # consecutive stations, a change any two nodes at one vertex (ride edges listed first)
+        vertex: list[int] = []  # node id -> its station vertex
+        at: dict[int, list[int]] = {}  # vertex -> its nodes
+        adj: list[list[tuple[int, int]]] = []  # node -> (neighbour, minutes)
         rides: list[tuple[int, int, int]] = []
         for li, st in line_stations.items():
-            for a, b in zip(st, st[1:]):
-                x, y = nodes[(a, li)], nodes[(b, li)]
-                adj[x].append((y, ride))
-                adj[y].append((x, ride))
-                rides.append((x, y, li))
-        for ids in at.values():
-            for i in ids:
-                for j in ids:
-                    if i != j:
-                        adj[i].append((j, change))
-        self.nodes, self.at, self.adj, self.rides = nodes, at, adj, rides
-        self.vertex = [v for v, _ in nodes]  # node id -> its station vertex (ids in insertion order)
+            ids: dict[int, int] = {}  # this line's node at each of its vertices
+            x = -1
+            for v in st:
+                y = ids.get(v)
+                if y is None:
+                    y = ids[v] = len(vertex)
+                    vertex.append(v)
+                    adj.append([])
+                    at.setdefault(v, []).append(y)
+                if x >= 0:
+                    adj[x].append((y, ride))
+                    adj[y].append((x, ride))
+                    rides.append((x, y, li))
+                x = y
+        for ids_at in at.values():
+            if len(ids_at) > 1:
+                for i in ids_at:
+                    for j in ids_at:
+                        if i != j:
+                            adj[i].append((j, change))
+        self.at, self.adj, self.rides, self.vertex = at, adj, rides, vertex
 
     def search(self, sources: Iterable[int], targets: Iterable[int]) -> tuple[int | None, set[int], list[int]]:
         """``trip_search`` on this network."""
-        nodes, at, adj, rides, ride = self.nodes, self.at, self.adj, self.rides, self.ride
+        at, adj, rides, ride = self.at, self.adj, self.rides, self.ride
         src = {v for v in sources if v in at}
         dst = {v for v in targets if v in at}
         if not src or not dst:
@@ -172,21 +181,25 @@ class TripNet:
             v = min(src & dst)
             return 0, set(), [v]
 
-        def dijkstra(starts: set[int]) -> list[int]:
+        def dijkstra(starts: set[int], targets: set[int] | None = None, limit: int = _NO_TIME) -> list[int]:
             # times are whole minutes: a bucket per time (Dial's form of Dijkstra), no heap;
-            # a bucket may grow while it is read (a change of 0 minutes)
-            dist = [_NO_TIME] * len(nodes)
+            # a bucket may grow while it is read (a change of 0 minutes). Only the times up to
+            # ``limit``, or up to the nearest of ``targets``, are final: a node farther away keeps
+            # a time above that (or _NO_TIME), which is all the callers below need
+            dist = [_NO_TIME] * len(adj)
             buckets: list[list[int]] = [[]]
             for v in starts:
                 for i in at[v]:
                     dist[i] = 0
                     buckets[0].append(i)
             d = 0
-            while d < len(buckets):
+            while d < len(buckets) and d <= limit:
                 bucket = buckets[d]
                 for i in bucket:
                     if dist[i] != d:  # reached sooner since it was put here
                         continue
+                    if targets is not None and i in targets:
+                        limit = d  # the nearest target: this bucket is the last one needed
                     for j, c in adj[i]:
                         nd = d + c
                         if nd < dist[j]:
@@ -197,11 +210,14 @@ class TripNet:
                 d += 1
             return dist
 
-        ds = dijkstra(src)
+        # a ride x-y lies on a fastest route when ds[x] + ride + dt[y] == best: only times below
+        # best matter there (a time not final is above best, and so is any sum with it), and in
+        # the walk back along a route
+        ds = dijkstra(src, {i for v in dst for i in at[v]})
         best = min(ds[i] for v in dst for i in at[v])
         if best == _NO_TIME:
             return None, set(), []
-        dt = dijkstra(dst)
+        dt = dijkstra(dst, None, best - 1)
         used = set()
         for x, y, li in rides:
             if ds[x] + ride + dt[y] == best or ds[y] + ride + dt[x] == best:
