@@ -230,7 +230,8 @@ class HarmoniesEncoder(Encoder):
                 continue
             p = w.p
             places = all_places[p]
-            if seen != len(log):  # the hexes changed since: their stack one-hot and cube
+            logged = seen != len(log)
+            if logged:  # the hexes changed since: their stack one-hot and cube
                 base = w.board_at
                 board, cubes, old = state.boards[p], state.cubes[p], w.board
                 cubed = False
@@ -257,10 +258,11 @@ class HarmoniesEncoder(Encoder):
                             o[at + cid - 1] = 1
                         o[at + CARDS] = left / 5
                         was[0], was[1] = cid, left
-            points = state.points(p)
-            if w.points is not points:  # a new tuple (the rules keep it until it changes)
-                PACK_POINTS(o, w.points_at, *map(SCORE_SCALE.__mul__, points))  # x * SCORE_SCALE
-                w.points = points
+            if logged or w.points is None:  # the points change only with a logged hex (PLACE, PLACE_CUBE)
+                points = state.points(p)
+                if w.points is not points:  # a new tuple (the rules keep it until it changes)
+                    PACK_POINTS(o, w.points_at, *map(SCORE_SCALE.__mul__, points))  # x * SCORE_SCALE
+                    w.points = points
         if self.features is not None:
             o[self.features : self.features + NUM_ACTIONS] = array("f", action_features(state, seat).tobytes())
         return v.arr.copy()

@@ -73,7 +73,8 @@ Version history:
         draw skips ``chance_kind``; ``_place`` calls ``targets_among`` only with candidate hexes and
         rebuilds the PLACE_CUBE bits only when a card's targets changed, and skips ``_settle`` while
         an empty space is left; ``_apply`` tests the TURN phase first; the encoder writes the phase
-        one-hot and the flags as one cached row.
+        one-hot and the flags as one cached row. ``current_player()`` reads ``player``, kept by the
+        moves that change the phase; the encoder asks a seat's points only after a logged hex.
 """
 
 from __future__ import annotations
@@ -555,6 +556,7 @@ class HarmoniesState(State):
         "_card_points",
         "shared_ver",
         "table_log",
+        "player",
         "placeable",
     )
 
@@ -627,13 +629,16 @@ class HarmoniesState(State):
         # they were (they change the taken tokens and, logged in ``hex_log``, a board, cubes, a card
         # place and the points); the encoder skips those blocks while it is unchanged
         self.shared_ver = 0
+        # ``current_player()``, kept by the moves that change the phase (to_move changes only with one)
+        who = PHASE_PLAYER[self.phase_id]
+        self.player = self.to_move if who is None else who
         self.table_log = [s for s, toks in enumerate(self.central) if toks]
         self.table_log += [TABLE_DISPLAY + i for i, c in enumerate(self.display) if c]
         self._card_points: list[tuple[int, int] | None] = [None] * n  # per seat: (cards, spirit), None until asked
 
     def clone(self) -> HarmoniesState:
         c = object.__new__(HarmoniesState)
-        c.game, c.num_players, c.phase_id = self.game, self.num_players, self.phase_id
+        c.game, c.num_players, c.phase_id, c.player = self.game, self.num_players, self.phase_id, self.player
         c.bag, c.central, c.filling = self.bag[:], [x[:] for x in self.central], self.filling[:]
         c.refill_cards, c.deck, c.display = self.refill_cards, self.deck[:], self.display[:]
         c.spirit_deck, c.offers, c.spirit_discard = (
@@ -665,8 +670,7 @@ class HarmoniesState(State):
 
     # ------------------------------------------------------------------ turns
     def current_player(self) -> int:
-        who = PHASE_PLAYER[self.phase_id]
-        return self.to_move if who is None else who
+        return self.player  # PHASE_PLAYER[phase_id], or to_move where that is None (kept with the phase)
 
     def phase(self) -> str:
         return Phase(self.phase_id).name.lower()
@@ -884,7 +888,7 @@ class HarmoniesState(State):
             else:  # A_END
                 self.shared_ver += 1
                 if self.solo and not self.took_card and any(self.display):
-                    self.phase_id = P_SOLO_DISCARD  # HA-V3: the extra decision before the refill
+                    self.phase_id = P_SOLO_DISCARD  # HA-V3: the extra decision before the refill (same player)
                 else:
                     self._end_turn()
         elif ph == P_REFILL or ph == P_SETUP:
@@ -947,8 +951,10 @@ class HarmoniesState(State):
         self.taken_from = -1
         if self.offers[self.to_move]:  # HA-V2: the choice opens the seat's first turn
             self.phase_id = P_CHOOSE_SPIRIT
+            self.player = self.to_move
             return
         self.phase_id = P_TURN
+        self.player = self.to_move
         if not any(self.central):  # HA-R24: nothing to take
             self.took = True
 
@@ -961,6 +967,7 @@ class HarmoniesState(State):
             self.end_triggered = True
         if self.end_triggered and p == (self.first - 1) % n:
             self.phase_id = P_END
+            self.player = TERMINAL
             self.taken = [-1] * TAKEN
             self.took = self.took_card = False
             self.taken_from = -1
@@ -1118,6 +1125,7 @@ class HarmoniesState(State):
         self.took = self.took_card = False
         self.refill_cards = True
         self.phase_id = P_REFILL
+        self.player = CHANCE
         self._advance()
 
     # ---------------------------------------------------------------- scoring
@@ -1305,6 +1313,8 @@ class HarmoniesState(State):
         n = self.num_players
         size = g.size
         ph = self.phase_id
+        who = PHASE_PLAYER[ph]
+        assert self.player == (self.to_move if who is None else who), "the current player kept follows the phase"
         # tokens: every token in exactly one place, per colour (spec 2)
         count = [0] * 6
         for toks in self.central:
