@@ -74,7 +74,8 @@ Version history:
         rebuilds the PLACE_CUBE bits only when a card's targets changed, and skips ``_settle`` while
         an empty space is left; ``_apply`` tests the TURN phase first; the encoder writes the phase
         one-hot and the flags as one cached row. ``current_player()`` reads ``player``, kept by the
-        moves that change the phase; the encoder asks a seat's points only after a logged hex.
+        moves that change the phase; the encoder asks a seat's points only after a logged hex. The
+        cards held per seat are kept (``held``: ``unfinished``, the mask's free-place test).
 """
 
 from __future__ import annotations
@@ -557,6 +558,7 @@ class HarmoniesState(State):
         "shared_ver",
         "table_log",
         "player",
+        "held",
         "placeable",
     )
 
@@ -620,6 +622,7 @@ class HarmoniesState(State):
         for p in range(n):
             self._set_cube_mask(p)
         self.placeable = [self._count_placeable(p) for p in range(n)]
+        self.held = [self._count_held(p) for p in range(n)]  # ``unfinished``: cards in the seat's places
         self._points_cache: list[tuple[tuple[int, int, int, int, int], dict[int, int]]] = [
             (g.board_points_of(self.sbits[p]), {}) for p in range(n)
         ]
@@ -654,6 +657,7 @@ class HarmoniesState(State):
         c.targets = [x[:] for x in self.targets]
         c.cube_mask = self.cube_mask[:]
         c.placeable = self.placeable[:]
+        c.held = self.held[:]
         c.places = [[q[:] for q in pl] for pl in self.places]
         c.completed = [x[:] for x in self.completed]
         c.taken, c.took, c.took_card, c.taken_from = self.taken[:], self.took, self.took_card, self.taken_from
@@ -819,9 +823,12 @@ class HarmoniesState(State):
         return out
 
     def unfinished(self, seat: int) -> int:
-        """Cards (animal or spirit) in the seat's places (HA-R13, HA-R19)."""
-        pl = self.places[seat]
-        return (pl[0][0] != 0) + (pl[1][0] != 0) + (pl[2][0] != 0) + (pl[3][0] != 0)
+        """Cards (animal or spirit) in the seat's places (HA-R13, HA-R19; kept by the moves)."""
+        return self.held[seat]
+
+    def _count_held(self, seat: int) -> int:
+        """``held[seat]`` counted from the card places (``_to_place`` and a completion keep it)."""
+        return sum(1 for cid, _ in self.places[seat] if cid)
 
     def _legal_mask(self) -> np.ndarray:
         bits = 0  # bit a = action a (mask_of)
@@ -849,8 +856,7 @@ class HarmoniesState(State):
                 bits |= ((placeable >> (HEXES * t2)) & HEX_BITS) << (A_PLACE + 2 * HEXES)
             if t0 < 0 and t1 < 0 and t2 < 0:
                 bits |= 1 << A_END  # HA-R3
-        pl = self.places[p]
-        if not self.took_card and not (pl[0][0] and pl[1][0] and pl[2][0] and pl[3][0]):  # HA-R13: a free place
+        if not self.took_card and self.held[p] < PLACES:  # HA-R13: a free place
             display = self.display
             if 0 not in display:  # the usual full display (HA-R21): every slot
                 bits |= ((1 << len(display)) - 1) << A_CARD
@@ -988,6 +994,7 @@ class HarmoniesState(State):
         for c, pl in enumerate(self.places[p]):
             if not pl[0]:
                 pl[0], pl[1] = card, self.game.cards[card].cubes
+                self.held[p] += 1
                 self.targets[p][c] = self.cube_targets(p, card, self.cbits[p])
                 self._set_cube_mask(p)
                 return
@@ -1091,6 +1098,7 @@ class HarmoniesState(State):
         if not pl[1]:  # HA-R19: complete; the place is free again (HA-R32)
             self.completed[p].append(pl[0])
             pl[0] = 0
+            self.held[p] -= 1
             tg[c] = 0
         self._set_cube_mask(p)
         if self.took and not self.sbits[p][EMPTY]:  # ``_settle``'s own first test, before the call
@@ -1329,6 +1337,7 @@ class HarmoniesState(State):
             assert all(s == EMPTY for s in b[size:]), "no token outside the board side"
             assert self.sbits[p] == self._count_bits(p), "the stack bitmasks follow the board and cubes"
             assert self.placeable[p] == self._count_placeable(p), "the placeable hexes follow the board and cubes"
+            assert self.held[p] == self._count_held(p), "the cards held follow the card places"
             assert self.cbits[p] == self.code_bits(p, self.stack_bits(p)), "the code bitmasks follow the board"
             assert self.targets[p] == [
                 self.cube_targets(p, cid, self.cbits[p]) if left else 0 for cid, left in self.places[p]
