@@ -223,19 +223,17 @@ class HarmoniesEncoder(Encoder):
         logs, all_places = state.hex_log, state.places
         for w in v.seats:
             log = logs[w.p]
-            seen = w.seen
+            logged = w.seen != len(log)
             # nothing new for this seat: its card places and points change only with a logged hex
             # (PLACE, PLACE_CUBE) or a shared_ver bump (cards taken); completed cards come with a cube
-            if seen == len(log) and not shared:
+            if not (logged or shared):
                 continue
             p = w.p
-            places = all_places[p]
-            logged = seen != len(log)
+            cubed = False
             if logged:  # the hexes changed since: their stack one-hot and cube
                 base = w.board_at
                 board, cubes, old = state.boards[p], state.cubes[p], w.board
-                cubed = False
-                for h in log[seen:]:
+                for h in log[w.seen :]:
                     at = base + h * HEX_FEATURES
                     o[at + old[h]] = 0
                     o[at + board[h]] = 1
@@ -246,7 +244,9 @@ class HarmoniesEncoder(Encoder):
                 w.seen = len(log)
                 if cubed:  # the count changes only with a cube (logged)
                     o[w.cubes_at] = state.cubes_on_board(p) / 20
-            if w.places != places:
+            places = all_places[p]
+            # the card places change only with a cube (logged) or a shared_ver bump (a card taken)
+            if (shared or cubed) and w.places != places:
                 base = w.places_at
                 for c, (cid, left) in enumerate(places):
                     was = w.places[c]

@@ -75,7 +75,8 @@ Version history:
         an empty space is left; ``_apply`` tests the TURN phase first; the encoder writes the phase
         one-hot and the flags as one cached row. ``current_player()`` reads ``player``, kept by the
         moves that change the phase; the encoder asks a seat's points only after a logged hex. The
-        cards held per seat are kept (``held``: ``unfinished``, the mask's free-place test).
+        cards held per seat are kept (``held``: ``unfinished``, the mask's free-place test). The
+        encoder compares a seat's card places only after a cube or a shared_ver bump.
 """
 
 from __future__ import annotations
@@ -893,7 +894,7 @@ class HarmoniesState(State):
                 self._place_cube(c, h)
             else:  # A_END
                 self.shared_ver += 1
-                if self.solo and not self.took_card and any(self.display):
+                if self.num_players == 1 and not self.took_card and any(self.display):  # solo (no property call)
                     self.phase_id = P_SOLO_DISCARD  # HA-V3: the extra decision before the refill (same player)
                 else:
                     self._end_turn()
@@ -1120,7 +1121,7 @@ class HarmoniesState(State):
 
     def _end_turn(self) -> None:
         """END_TURN: HA-R20 refill (HA-V3: clear and refill every space), HA-R21 display refill."""
-        if self.solo:
+        if self.num_players == 1:  # solo (no property call)
             for s, toks in enumerate(self.central):
                 for c in toks:
                     self.discarded[c] += 1
