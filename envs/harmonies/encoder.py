@@ -20,7 +20,9 @@ from .rules import (
     HEXES,
     NUM_ACTIONS,
     PLACES,
+    TABLE_DECK,
     TABLE_DISPLAY,
+    TABLE_OFFERS,
     TAKEN,
     HarmoniesGame,
     HarmoniesState,
@@ -107,9 +109,6 @@ class _View:
         "table",
         "taken",
         "display",
-        "offers",
-        "first",
-        "deck",
         "seats",
     )
 
@@ -126,9 +125,6 @@ class _View:
         self.table = 0  # entries of ``state.table_log`` (central spaces, display slots changed) written
         self.taken: list[int] = [-1] * TAKEN
         self.display: list[int] = [0] * DISPLAY
-        self.offers: list[int] | None = None
-        self.first: int | None = None
-        self.deck = -1
         self.seats = seats  # per position k (me first)
 
 
@@ -269,8 +265,8 @@ class HarmoniesEncoder(Encoder):
 
     def _shared_blocks(self, state: HarmoniesState, seat: int, v: _View) -> None:
         """``encode``'s blocks that PLACE and PLACE_CUBE leave as they are: phase and turn flags, bag,
-        central spaces, display, the seat's spirit offers, first player, deck (each compared by value
-        with what it was written from; the central spaces and display slots: those logged in
+        central spaces, display, the seat's spirit offers, first player, deck (the phase, flags and
+        bag compared by value with what they were written from; the others: those logged in
         ``state.table_log`` since)."""
         o = v.o
         n = state.num_players
@@ -286,12 +282,12 @@ class HarmoniesEncoder(Encoder):
             v.bag = bag[:]
             PACK_BAG(o, 4 * self.bag, *map(BAG_FLOATS.__getitem__, bag))
         table = state.table_log
-        if v.table != len(table):  # the central spaces and display slots changed since, each once
+        if v.table != len(table):  # what changed on the table since, each once
             for e in set(table[v.table :]):
                 if e < TABLE_DISPLAY:  # central space e: its 3 x 6 entries
                     at = self.central + 18 * e
                     o[at : at + 18] = tokens_row(tuple(state.central[e]))
-                else:  # display slot i
+                elif e < TABLE_DECK:  # display slot i
                     i = e - TABLE_DISPLAY
                     was, c = v.display[i], state.display[i]
                     if was != c:
@@ -300,17 +296,13 @@ class HarmoniesEncoder(Encoder):
                         if c:
                             o[self.display + 32 * i + c - 1] = 1
                         v.display[i] = c
+                elif e == TABLE_DECK:
+                    o[self.deck] = len(state.deck) / 32
+                elif e == TABLE_OFFERS:  # the seat's own offers (HA-V2)
+                    o[self.offers : self.offers + 2 * 10] = ZERO_OFFERS
+                    for i, c in enumerate(state.offers[seat]):
+                        o[self.offers + 10 * i + c - 33] = 1
+                else:  # TABLE_FIRST
+                    for k in range(n):
+                        o[self.seats + 3 * k + 1] = 1.0 if (seat + k) % n == state.first else 0.0
             v.table = len(table)
-        offers = state.offers[seat]
-        if v.offers != offers:
-            v.offers = offers[:]
-            o[self.offers : self.offers + 2 * 10] = ZERO_OFFERS
-            for i, c in enumerate(offers):
-                o[self.offers + 10 * i + c - 33] = 1
-        if v.first != state.first:
-            v.first = state.first
-            for k in range(n):
-                o[self.seats + 3 * k + 1] = 1.0 if (seat + k) % n == state.first else 0.0
-        if v.deck != len(state.deck):
-            v.deck = len(state.deck)
-            o[self.deck] = len(state.deck) / 32

@@ -76,7 +76,9 @@ Version history:
         one-hot and the flags as one cached row. ``current_player()`` reads ``player``, kept by the
         moves that change the phase; the encoder asks a seat's points only after a logged hex. The
         cards held per seat are kept (``held``: ``unfinished``, the mask's free-place test). The
-        encoder compares a seat's card places only after a cube or a shared_ver bump.
+        encoder compares a seat's card places only after a cube or a shared_ver bump. ``table_log``
+        also logs the deck's size, the spirit offers and the first player (the encoder compares
+        them no more).
 """
 
 from __future__ import annotations
@@ -120,8 +122,10 @@ A_DECLINE = 191
 NUM_ACTIONS = 192
 MASK_FORMAT = f"0{NUM_ACTIONS}b"  # the binary digits of a mask's bits (mask_of)
 MASK_DIGITS = bytes.maketrans(b"01", b"\x00\x01")  # the legal mask is built as an int (bit a = action a)
-# ``HarmoniesState.table_log`` entries: central space s is s, display slot i is TABLE_DISPLAY + i
+# ``HarmoniesState.table_log`` entries: central space s is s, display slot i is TABLE_DISPLAY + i,
+# then the deck's size, the spirit offers and the first player
 TABLE_DISPLAY = 8
+TABLE_DECK, TABLE_OFFERS, TABLE_FIRST = 16, 17, 18
 MEMO_LIMIT = 20_000  # entries per memo of landscape points (bounded memory)
 ALLOWED = tuple(tuple(st for st in range(NUM_STACKS) if PLACE_ON[st][c] >= 0) for c in range(len(COLOURS)))
 # ``HarmoniesState.placeable``: every colour's placeable hexes in one int, colour c at bits HEXES*c ..
@@ -604,7 +608,8 @@ class HarmoniesState(State):
         * ``hex_log``: the hexes whose stack or cube changed, in order (here the non-empty ones; a
           cache that starts from an empty board and rewrites these hexes is up to date: the encoder);
           ``table_log`` the same for the central spaces and display slots (one log for the table;
-          entries s and ``TABLE_DISPLAY`` + i);
+          entries s and ``TABLE_DISPLAY`` + i, and ``TABLE_DECK``, ``TABLE_OFFERS``, ``TABLE_FIRST``
+          for the deck's size, the spirit offers and the first player: here all three);
         * ``cbits``: per pattern code (``game.code_list`` order), the hexes whose stack matches it;
         * ``targets``: per card place, the hexes where its next cube may go (0: empty place), and
           ``cube_mask``: the PLACE_CUBE bits of the legal mask made of them;
@@ -638,6 +643,7 @@ class HarmoniesState(State):
         self.player = self.to_move if who is None else who
         self.table_log = [s for s, toks in enumerate(self.central) if toks]
         self.table_log += [TABLE_DISPLAY + i for i, c in enumerate(self.display) if c]
+        self.table_log += [TABLE_DECK, TABLE_OFFERS, TABLE_FIRST]
         self._card_points: list[tuple[int, int] | None] = [None] * n  # per seat: (cards, spirit), None until asked
 
     def clone(self) -> HarmoniesState:
@@ -929,12 +935,14 @@ class HarmoniesState(State):
                 self.deck.remove(a)
                 i = self.display.index(0)  # lowest empty slot first
                 self.display[i] = a
-                self.table_log.append(TABLE_DISPLAY + i)
+                self.table_log += (TABLE_DISPLAY + i, TABLE_DECK)
             elif k == K_SPIRIT:
                 self.spirit_deck.remove(a)
                 next(o for o in self.offers if len(o) < 2).append(a)  # 2 each, in seat order
+                self.table_log.append(TABLE_OFFERS)
             else:
                 self.first = self.to_move = a
+                self.table_log.append(TABLE_FIRST)
         self._advance()
 
     def _advance(self) -> None:
@@ -987,6 +995,7 @@ class HarmoniesState(State):
         keep = self.offers[p][i]
         self.spirit_discard[p] = self.offers[p][1 - i]
         self.offers[p] = []
+        self.table_log.append(TABLE_OFFERS)
         self._to_place(p, keep)
         self._start_turn()
 
@@ -1359,6 +1368,7 @@ class HarmoniesState(State):
         table = set(self.table_log)
         assert all(s in table for s in range(S) if self.central[s]), "central changes logged"
         assert all(TABLE_DISPLAY + i in table for i, c in enumerate(self.display) if c), "display changes logged"
+        assert {TABLE_DECK, TABLE_OFFERS, TABLE_FIRST} <= table, "deck, offers and first player logged"
         for s in range(S):
             k = len(self.central[s])
             if self.filling and s == self.filling[0]:
