@@ -48,6 +48,9 @@ Version history:
         fresh array per call); one memoryview of the mask per call. Markers for a destination
         looked up among the seat's markers of its kind (``owned``, from the deal) instead of
         filtering the hand, without building the list where only whether one exists matters.
+        Free start gates remembered per (line, white gates used); END looked at only for a head
+        on a black gate; station points counted in a plain loop; the encoder writes the lines'
+        start and end entries only when a gate was used.
         The MM-R36 best-first search keeps its nodes as ints (vertex * 7 + direction + 1, the
         row of ``extend_steps``; same order, same paths); mask arrays made with a prebuilt
         dtype; the encoder finds the layout's entries once per state and starts a seat's board
@@ -55,9 +58,6 @@ Version history:
         The trip network built in one pass (node ids in the same order); the trip search's
         Dijkstra stops at the nearest target, and the one from the targets below that time
         (the times, used lines and routes are the same).
-        Free start gates remembered per (line, white gates used); END looked at only for a head
-        on a black gate; station points counted in a plain loop; the encoder writes the lines'
-        start and end entries only when a gate was used.
     0.1.0 dev: components.json must give a change 1+ minutes (a 0-minute change let the trip
         search's route walk-back cycle; the shipped data uses 3, so play is unchanged).
 """
