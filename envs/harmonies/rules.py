@@ -78,7 +78,8 @@ Version history:
         cards held per seat are kept (``held``: ``unfinished``, the mask's free-place test). The
         encoder compares a seat's card places only after a cube or a shared_ver bump. ``table_log``
         also logs the deck's size, the spirit offers and the first player (the encoder compares
-        them no more).
+        them no more). The legal mask gives a full central board's TAKE bits at once; a token's
+        building check reads the 3 building stacks unrolled.
 """
 
 from __future__ import annotations
@@ -849,9 +850,13 @@ class HarmoniesState(State):
                     bits |= 1 << (A_DISCARD + i)
             return self.game.mask_array(bits | 1 << A_DECLINE)
         if not self.took:  # HA-R1, HA-R2: TAKE first, from a non-empty space
-            for s, toks in enumerate(self.central):
-                if toks:
-                    bits |= 1 << (A_TAKE + s)
+            central = self.central
+            if all(central):  # the usual full central board (HA-R20): every space
+                bits |= ((1 << len(central)) - 1) << A_TAKE
+            else:
+                for s, toks in enumerate(central):
+                    if toks:
+                        bits |= 1 << (A_TAKE + s)
         else:  # HA-R4: any remaining token, any legal hex (can_place(p, c) read from ``placeable``)
             placeable = self.placeable[p]
             t0, t1, t2 = self.taken  # TAKEN == 3 slots, unrolled
@@ -1077,9 +1082,7 @@ class HarmoniesState(State):
         if IS_BUILDING[old] or IS_BUILDING[new]:
             buildings = g.buildings_in(sb, every)
         elif TOP[old] != TOP[new]:  # a building next to h sees another top colour
-            near = 0
-            for st in BUILDING_STACKS:
-                near |= sb[st]
+            near = sb[BUILDING_STACKS[0]] | sb[BUILDING_STACKS[1]] | sb[BUILDING_STACKS[2]]  # the 3 building stacks
             if near & g.nbr_bits[h]:
                 buildings = g.buildings_in(sb, every)
         return trees, mountains, fields, buildings, water
