@@ -3,6 +3,7 @@
     python benchmarks/bench_train.py                              # every game with a configs/<env_id>.yaml
     python benchmarks/bench_train.py --env hidden_castle_v0 --steps 16384
     python benchmarks/bench_train.py --env hidden_castle_v0 --n-envs 16 --vec dummy   # another layout
+    python benchmarks/bench_train.py --time-to-bar challengers_v0  # wall time to the strength bar
 
 For each game, two rows measured back to back:
 
@@ -13,6 +14,12 @@ For each game, two rows measured back to back:
 * **reference**: sb3-contrib's MaskablePPO on a trivial masked env (:class:`TrivialMaskedEnv`: the
   game's observation and action sizes, random observations and masks, 100-step episodes), with the
   same number and kind of envs, network and PPO batch: what SB3 itself costs on this machine.
+
+``--time-to-bar ENV`` instead trains ``configs/ENV.yaml`` (imitation warm start included, in a
+temporary run folder unless ``--run-dir``) with ``eval.stop_at_bar``: evaluations against random and
+the heuristic every ``--bar-every`` steps over ``--bar-games`` games each, stopping at the first whose
+95% lower bounds are all at least ``1/n + --margin`` (0: the strength bar every shipped bot meets);
+it prints the wall time and learner steps to get there.
 
 "Learner samples/s" is learner decisions collected and trained on per second of wall time. The
 ratio ours / reference is the figure to compare across machines (1.0: the game, its opponents and
@@ -139,6 +146,47 @@ def bench_reference(cfg, steps: int, obs_size: int, num_actions: int) -> dict:
     }
 
 
+def time_to_bar(env_id: str, a: argparse.Namespace) -> dict:
+    """Train the shipped config until it clears the bar (see the module docstring)."""
+    from boardzoo.training.config import load_config
+    from boardzoo.training.train import train
+
+    cfg = load_config(ROOT / "configs" / f"{env_id}.yaml")
+    apply_layout(cfg, a)
+    cfg.total_steps = a.max_steps or cfg.total_steps
+    cfg.eval.every, cfg.eval.games = a.bar_every, a.bar_games
+    cfg.eval.opponents, cfg.eval.stop_at_bar = ["random", "heuristic"], a.margin
+    with tempfile.TemporaryDirectory() as tmp:
+        run = Path(a.run_dir) if a.run_dir else Path(tmp) / env_id
+        t0 = time.perf_counter()
+        train(cfg, run_dir=run, force=bool(a.run_dir), progress=False)
+        wall = time.perf_counter() - t0
+        state = json.loads((run / "state.json").read_text())
+    bar = state.get("bar")
+    return {
+        "env_id": env_id,
+        "layout": f"{cfg.vec} x{cfg.n_envs}",
+        "margin": a.margin,
+        "reached": bar is not None,
+        "steps": bar["steps"] if bar else state["steps"],
+        "wall_s_to_bar": bar["wall_s"] if bar else None,
+        "wall_s_total": round(wall, 1),
+        "last_eval": state.get("last_eval"),
+    }
+
+
+def apply_layout(cfg: Any, a: argparse.Namespace) -> None:
+    """``--n-envs`` / ``--vec`` / ``--workers`` overrides (the PPO batch n_steps x n_envs is kept)."""
+    if a.n_envs:
+        batch = cfg.ppo.n_steps * cfg.n_envs
+        cfg.n_envs = a.n_envs
+        cfg.ppo.n_steps = max(1, batch // a.n_envs)
+    if a.vec:
+        cfg.vec = a.vec
+    if a.workers:
+        cfg.workers = a.workers
+
+
 def main(argv: list[str] | None = None) -> int:
     from boardzoo.envs import make_game, names
     from boardzoo.training.config import load_config
@@ -150,7 +198,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--vec", choices=["subproc", "dummy", "batched"], help="override the config's vec")
     ap.add_argument("--workers", type=int, help="vec: batched: worker processes (default: one per CPU)")
     ap.add_argument("--out", help="write the rows as JSON here")
+    ap.add_argument("--time-to-bar", metavar="ENV", help="train ENV's config until it clears the strength bar")
+    ap.add_argument("--margin", type=float, default=0.0, help="--time-to-bar: lower bounds >= 1/n + this")
+    ap.add_argument("--bar-every", type=int, default=25_000, help="--time-to-bar: steps between evaluations")
+    ap.add_argument("--bar-games", type=int, default=200, help="--time-to-bar: games per opponent and evaluation")
+    ap.add_argument("--max-steps", type=int, help="--time-to-bar: give up after this many steps (default: config)")
+    ap.add_argument("--run-dir", help="--time-to-bar: keep the run here (replaced if it exists)")
     a = ap.parse_args(argv)
+    if a.time_to_bar:
+        r = time_to_bar(a.time_to_bar, a)
+        if r["reached"]:
+            print(
+                f"{r['env_id']} ({r['layout']}): every 95% lower bound >= 1/n + {r['margin']:g} after "
+                f"{r['steps']} learner steps, {r['wall_s_to_bar']:.0f} s wall (imitation included); last "
+                f"evaluation {r['last_eval']}"
+            )
+        else:
+            print(f"{r['env_id']}: bar not reached in {r['steps']} steps ({r['wall_s_total']:.0f} s)")
+        if a.out:
+            Path(a.out).write_text(json.dumps(r, indent=1))
+        return 0
     envs = a.env or [e for e in names() if (ROOT / "configs" / f"{e}.yaml").is_file()]
     rows = []
     print(f"# training throughput, {platform.processor() or platform.machine()}, python {sys.version.split()[0]}")
@@ -159,14 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     for env_id in envs:
         cfg = load_config(ROOT / "configs" / f"{env_id}.yaml")
         cfg.bc.games = 0
-        if a.n_envs:  # the same PPO batch (n_steps x n_envs) spread over more or fewer envs
-            batch = cfg.ppo.n_steps * cfg.n_envs
-            cfg.n_envs = a.n_envs
-            cfg.ppo.n_steps = max(1, batch // a.n_envs)
-        if a.vec:
-            cfg.vec = a.vec
-        if a.workers:
-            cfg.workers = a.workers
+        apply_layout(cfg, a)  # the same PPO batch (n_steps x n_envs) spread over more or fewer envs
         game = make_game(env_id, **cfg.options)
         ours = bench_ours(cfg, a.steps)
         ref = bench_reference(cfg, a.steps, game.observation_size, game.num_actions)

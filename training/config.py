@@ -86,6 +86,11 @@ class EvalConfig:
     """games per opponent per evaluation (learner in one seat, opponent in the others)"""
     opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])
     """bot specs to evaluate against"""
+    stop_at_bar: float | None = None
+    """stop at the first evaluation whose 95% lower bound against every opponent is at least the even
+    share ``1/n`` plus this margin (0: the strength bar; 0.05: issue 19's margin); null: train to
+    ``total_steps``. The wall time (imitation included) and steps of that evaluation are in
+    ``state.json`` (``bar``)"""
 
 
 @dataclass
@@ -222,6 +227,11 @@ class TrainConfig:
             (len(self.pool.schedule) >= 1, "pool.schedule", "needs at least one stage"),
             (self.eval.every > 0, "eval.every", "must be > 0"),
             (self.eval.games >= 0, "eval.games", "must be >= 0"),
+            (
+                self.eval.stop_at_bar is None or (0 <= self.eval.stop_at_bar < 1 and self.eval.games > 0),
+                "eval.stop_at_bar",
+                "must be in [0, 1) (or null) and needs eval.games > 0",
+            ),
             (self.bc.games >= 0, "bc.games", "must be >= 0"),
             (self.backend in ("sb3", "rllib"), "backend", "must be sb3 or rllib"),
             (

@@ -293,6 +293,7 @@ class Ledger:
         self.t_start = time.time()
         self.even = 1.0 / make_game(cfg.env_id, **cfg.options).default_players
         self.write: Log = print
+        self.stop_now = self.stop  # re-read after every checkpoint (the hot path reads this flag)
 
     def checkpoint(
         self,
@@ -331,6 +332,13 @@ class Ledger:
                     self.folder.save_params("best_value.npz", value)
             msg = ", ".join(f"vs {o} {e['win_rate']:.3f} [{e['lo']:.3f}, {e['hi']:.3f}]" for o, e in evals.items())
             self.write(f"step {steps}: {msg} (even share {self.even:.3f})")
+            margin = cfg.eval.stop_at_bar
+            if margin is not None and "bar" not in state and all(e["lo"] >= self.even + margin for e in evals.values()):
+                state["bar"] = {"margin": margin, "steps": int(steps), "wall_s": round(row["wall_s"], 1)}
+                self.write(
+                    f"step {steps}: every lower bound is at least {self.even:.3f} + {margin:g} "
+                    f"after {row['wall_s']:.0f} s (eval.stop_at_bar): stopping"
+                )
         self.folder.save_params("policy.npz", params)
         if value is not None:
             self.folder.save_params("value.npz", value)
@@ -345,7 +353,13 @@ class Ledger:
             }
         )
         self.folder.write_state()
+        self.stop_now = self.stop
         return row
+
+    @property
+    def stop(self) -> bool:
+        """True once an evaluation met ``eval.stop_at_bar`` (the backends end the run there)."""
+        return self.cfg.eval.stop_at_bar is not None and "bar" in self.folder.state
 
 
 class EvalCadence:

@@ -269,7 +269,7 @@ class LeagueCallback(BaseCallback):
         self.league.step(self.num_timesteps, self._params)
         if self.cadence.due(self.num_timesteps):
             self.checkpoint()
-        return True
+        return not self.ledger.stop_now
 
     def checkpoint(self) -> None:
         self.ledger.checkpoint(
@@ -284,8 +284,8 @@ class LeagueCallback(BaseCallback):
 
     def _on_training_end(self) -> None:
         rows = self.ledger.rows
-        if not rows or rows[-1]["steps"] < self.num_timesteps:
-            self.checkpoint()
+        if not self.ledger.stop_now and (not rows or rows[-1]["steps"] < self.num_timesteps):
+            self.checkpoint()  # (a run stopped by eval.stop_at_bar ends on the row that cleared it)
         if self.bar is not None:
             self.bar.close()
 
@@ -314,7 +314,10 @@ def train(
     try:
         model = build_model(cfg, vec, folder, seeds)
         if cfg.bc.games > 0 and not resume:
+            t0 = time.time()
             folder.state["imitation"] = behaviour_clone(model, cfg, log, seeds)
+            # the run's wall time (log.csv, state.json) counts the imitation warm start
+            folder.state["wall_s"] = float(folder.state.get("wall_s", 0.0)) + time.time() - t0
         league = League(
             cfg,
             folder.load_pool() if resume else [],
@@ -324,7 +327,9 @@ def train(
         ledger = Ledger(cfg, folder, seeds, f"{cfg.env_id} ({folder.stem})")
         ledger.write = log
         remaining = cfg.total_steps - (model.num_timesteps if resume else 0)
-        if remaining > 0:
+        if ledger.stop:
+            log(f"{folder.dir} already met eval.stop_at_bar at step {folder.state['bar']['steps']}")
+        elif remaining > 0:
             callback = LeagueCallback(cfg, folder, ledger, league, progress)
             model.learn(total_timesteps=remaining, callback=callback, reset_num_timesteps=not resume)
         else:

@@ -189,7 +189,7 @@ def train(
         cadence = EvalCadence(cfg.eval.every, steps)
         if steps >= cfg.total_steps:
             log(f"{folder.dir} has already trained {steps} >= total_steps={cfg.total_steps} steps")
-        while steps < cfg.total_steps:
+        while steps < cfg.total_steps and not ledger.stop_now:  # eval.stop_at_bar met: stop
             result = algo.train()
             n = int(result.get("env_runners", {}).get("num_module_steps_sampled", {}).get(SHARED, 0))
             steps += n

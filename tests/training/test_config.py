@@ -36,6 +36,8 @@ def test_minimal_config_gets_defaults(tiny_games):
         ({"env_id": "tinynim_v0", "num_players": [9]}, r"num_players"),
         ({"env_id": "tinynim_v0", "options": {"nope": 1}}, r"options:.*nope"),
         ({"env_id": "tinynim_v0", "eval": {"opponents": ["alphazero"]}}, r"eval\.opponents.*alphazero"),
+        ({"env_id": "tinynim_v0", "eval": {"stop_at_bar": 1.5}}, r"eval\.stop_at_bar: must be in \[0, 1\)"),
+        ({"env_id": "tinynim_v0", "eval": {"stop_at_bar": 0.0, "games": 0}}, r"eval\.stop_at_bar.*eval\.games > 0"),
         ({"ppo": {}}, r"missing required key 'env_id'"),
         ({"env_id": "downforce_v0", "bc": {"teacher": {"bet_everything": True}}}, r"bc\.teacher:.*bet_everything"),
         (

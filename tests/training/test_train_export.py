@@ -190,3 +190,38 @@ def test_pickle_is_never_used(tiny_games, tmp_path, monkeypatch):
     while st.is_chance_node():
         st.apply_action(st.sample_chance(np.random.default_rng(0)))
     assert st.legal_mask()[bot.act({"observation": st.observation(0), "action_mask": st.legal_mask()})]
+
+
+def test_stop_at_bar_ends_the_run_at_the_first_evaluation_that_clears_it(tiny_games, tmp_path):
+    """eval.stop_at_bar: the run stops at the first evaluation whose lower bounds all clear
+    1/n + margin, and records its steps and wall time (imitation included) in state.json."""
+    from boardzoo.training.config import config_from_dict
+    from boardzoo.training.train import train
+
+    def cfg(margin):
+        return config_from_dict(
+            {
+                "env_id": "tinynim_v0",
+                "total_steps": 4096,
+                "n_envs": 2,
+                "vec": "dummy",
+                "seed": 3,
+                "net": {"hidden": [16]},
+                "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1},
+                "eval": {"every": 256, "games": 60, "opponents": ["random"], "stop_at_bar": margin},
+                "bc": {"games": 40, "epochs": 3},
+            }
+        )
+
+    lines: list[str] = []
+    run = train(cfg(0.0), run_dir=tmp_path / "easy", progress=False, log=lines.append)
+    state = json.loads((run / "state.json").read_text())
+    rows = list(csv.DictReader(open(run / "log.csv")))
+    bar = state["bar"]
+    assert bar["margin"] == 0.0 and state["steps"] == bar["steps"] < 4096  # stopped early, at that row
+    assert float(rows[-1]["lo_random"]) >= 0.5 and all(float(r["lo_random"]) < 0.5 for r in rows[:-1])
+    assert bar["wall_s"] == round(float(rows[-1]["wall_s"]), 1) and any("stop_at_bar" in s for s in lines)
+    # a margin no bot can clear: the run goes to total_steps and records no bar
+    run = train(cfg(0.99), run_dir=tmp_path / "hard", progress=False, log=lambda s: None)
+    state = json.loads((run / "state.json").read_text())
+    assert "bar" not in state and state["steps"] >= 4096
