@@ -7,6 +7,8 @@ A bot spec is one of:
 ``mcts`` / ``mcts:N``       information-set MCTS with N simulations per decision (default 50)
 ``rollout`` / ``rollout:N`` the heuristic improved by Monte-Carlo rollouts: N heuristic playouts per
                             candidate action (default 2); :mod:`boardzoo.envs.core.rollout`
+``rollout:N:ties``          the same, choosing only among the actions tied with the heuristic's choice
+                            by the game's one-ply action features (games with ``action_features``)
 ``neural``                  the shipped exported bot, ``checkpoints/<env_id>/``
 ``neural:PATH``             an exported bot (its folder, or a file in it)
 ``neural+search[:N[:PATH]]`` PUCT search with N simulations (default 100) guided by the shipped (or
@@ -40,9 +42,13 @@ def check_spec(spec: str, key: str = "bot") -> None:
     kind, _, arg = spec.partition(":")
     if kind not in KINDS:
         raise ConfigError(
-            f"{key}: unknown bot {spec!r}; use one of random, heuristic, mcts[:N], rollout[:N], "
+            f"{key}: unknown bot {spec!r}; use one of random, heuristic, mcts[:N], rollout[:N[:ties]], "
             f"neural[:PATH], neural+search[:N[:PATH]]"
         )
+    if kind == "rollout" and ":" in arg:
+        arg, _, mode = arg.partition(":")
+        if mode != "ties":
+            raise ConfigError(f"{key}: {spec!r}: the rollout bot's only mode is 'ties' (rollout:N:ties)")
     if kind in ("mcts", "rollout") and arg:
         if not arg.isdigit() or int(arg) < 1:
             what = "MCTS budget" if kind == "mcts" else "number of playouts"
@@ -69,7 +75,11 @@ def make_bot(spec: str, game: Any, seat: int, seed: int | None = None) -> Any:
     if kind == "mcts":
         return MCTSBot(simulations=int(arg) if arg else DEFAULT_MCTS_SIMULATIONS, seed=seed)
     if kind == "rollout":
-        return RolloutBot(game, playouts=int(arg) if arg else DEFAULT_ROLLOUT_PLAYOUTS, seed=seed)
+        n, _, mode = arg.partition(":")
+        try:
+            return RolloutBot(game, playouts=int(n) if n else DEFAULT_ROLLOUT_PLAYOUTS, seed=seed, ties=mode == "ties")
+        except ValueError as e:
+            raise ConfigError(f"bot {spec!r}: {e}") from None
     if kind == "neural+search":
         from .botformat import read_bot
         from .search import search_bot

@@ -8,7 +8,14 @@ the heuristic in every seat, each from a fresh determinization of what the decid
 know (``State.resample_hidden``; chance outcomes sampled). Playout ``j`` of every candidate uses the
 same random stream (common random numbers), so candidates are compared on the same draws. It
 plays the candidate whose playouts gave its seat the best mean ``score_returns()``, the
-heuristic's own choice on ties. The result is
+heuristic's own choice on ties.
+
+With ``ties=True`` (bot spec ``rollout:N:ties``) the candidates are only the actions whose one-ply
+feature equals that of the heuristic's choice: the playouts break the ties the heuristic's own
+values leave open (a heuristic that draws among equally valued actions at random gains most), and
+the bot never plays an action its heuristic values lower. A noisy handful of playouts then cannot
+pull it away from the heuristic's judgement, which makes it a cleaner imitation teacher. It needs a
+game with action features (``action_feature_offset``). The result is
 usually stronger than the heuristic it rolls out and much cheaper than a tree search; training
 uses it as an imitation teacher (``bc.teacher_bot: rollout:N`` in a training config).
 
@@ -35,6 +42,8 @@ class RolloutBot:
         candidates: candidate actions per decision (the heuristic's choice and the best others by
             the game's action features, or random others).
         max_steps: a playout longer than this many decisions is scored where it stopped.
+        ties: candidates only among the actions tied with the heuristic's choice by the game's
+            one-ply action features (see the module docstring).
         seed: seed of the bot's own random generator (determinizations, candidates, chance).
         name: label used by tournaments.
     """
@@ -49,9 +58,16 @@ class RolloutBot:
         max_steps: int = 5000,
         seed: int | None = None,
         name: str = "rollout",
+        ties: bool = False,
     ):
         if playouts < 1 or candidates < 1:
             raise ValueError("RolloutBot: playouts and candidates must be >= 1")
+        if ties and getattr(game, "action_feature_offset", None) is None:
+            raise ValueError(
+                f"RolloutBot(ties=True): {game.env_id} has no one-ply action features with these options "
+                "(ties are read from them; create the game with its action_features option)"
+            )
+        self.ties = bool(ties)
         self.game = game
         self.playouts = int(playouts)
         self.candidates = int(candidates)
@@ -81,7 +97,14 @@ class RolloutBot:
         first = int(self._heuristic(seat).act_state(state, seat))
         cands = [first]
         others = legal[legal != first]
-        if self.candidates > 1 and len(others):
+        if self.ties and len(others):  # only the actions the heuristic's one-ply values cannot tell apart
+            feats = np.asarray(state.observation(seat), np.float64)[self.game.action_feature_offset + legal]
+            mine = feats[legal == first][0]
+            others = legal[(feats == mine) & (legal != first)]
+            if len(others) > self.candidates - 1:
+                others = self.rng.choice(others, size=self.candidates - 1, replace=False)
+            cands += [int(a) for a in others]
+        elif self.candidates > 1 and len(others):
             k = min(self.candidates - 1, len(others))
             off = getattr(self.game, "action_feature_offset", None)
             if off is not None:  # the best others by the game's one-ply features (random tie-break)
@@ -90,6 +113,8 @@ class RolloutBot:
             else:
                 order = self.rng.choice(len(others), size=k, replace=False)
             cands += [int(others[i]) for i in order]
+        if len(cands) == 1:
+            return first
         streams = self.rng.integers(1 << 62, size=self.playouts)  # common random numbers
         best, best_value = first, -np.inf
         for a in cands:
