@@ -15,6 +15,7 @@ the RLlib backend (:mod:`boardzoo.training.run`); this module owns only what is 
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -135,7 +136,8 @@ def behaviour_clone(
     ]
     t0 = time.time()
     if len(tasks) > 1:
-        with mp.get_context("fork").Pool(len(tasks)) as pool:
+        # one task per env (the split fixes the demonstrations), run on at most one process per core
+        with mp.get_context("fork").Pool(min(len(tasks), os.cpu_count() or 1)) as pool:
             parts = pool.map(_demo_worker, tasks)
     else:
         parts = [_demo_worker(t) for t in tasks]
