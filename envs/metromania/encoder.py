@@ -4,14 +4,13 @@ entry ``offset + plane * size + index``. The layout table is in RULES.md."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
 from ..core.encoder import Encoder, Layout
 from .evaluate import action_values
-from .rules import NUM_MARKERS, P_DEAL, MetromaniaGame, MetromaniaState, Phase
+from .rules import LOG_LAYOUT, LOG_MARKER, LOG_STATION, NUM_MARKERS, MetromaniaGame, MetromaniaState, Phase
 
 MAX_PLAYERS = 4
 SCORE_HALF = 10.0  # scores as s / (s + 10): in [0, 1) whatever the score
@@ -42,92 +41,85 @@ class MetromaniaEncoder(Encoder):
         self._arange_t = np.arange(self.nt)
         self._fresh: dict[int, np.ndarray] = {}  # _new_board
         g = self.game.geo
+        self.white_side, self.white_gates, self.black_gates = g.white_side, g.white_gates, g.black_gates
+        self.white_free, self.black_free = self.vert + 7 * self.nv, self.vert + 8 * self.nv  # the gates' planes
         self.gates = np.array(
             [self.vert + 7 * self.nv + v for v in g.white_gates] + [self.vert + 8 * self.nv + v for v in g.black_gates]
         )
 
     def _board(self, state: MetromaniaState, seat: int) -> _Board:
-        """``seat``'s one-hot entries and the lines' unused counts (the whole observation but the
-        turn counters ``encode`` writes), kept in ``state.encoder_cache`` and brought up to date.
-        Written through a memoryview: plain item writes (of floats: an int is converted on each
-        write), cheaper than numpy indexing.
-
-        Everything here only grows during a game, so each part is brought up to date from what
-        was added since: tunnels from the rules' log ``placed`` (and the lines they extend: their
-        new edges, unused count and head); starts and ends from the used gates (``white_used`` /
-        ``black_used``: when their count changes, every line is looked at again); stations from
-        the rules' log ``station_log``; placed markers (``tri_marker``) rewritten when their count
-        changes; the layout and the marker owners once, from the deal on. The cache is tied to the
-        state's ``tris`` list, so a clone or a loaded state (new lists) builds its own from scratch
-        with the same code."""
+        """A new board for ``seat`` in ``state.encoder_cache`` (made on its first call): the
+        seats, the free gates, the supply, the scores and the lines so far; ``_catch_up`` writes
+        the rest."""
         c = state.encoder_cache
-        if c is None or c.tris is not state.tris or c.encoder is not self:
-            c = state.encoder_cache = _Cache(self, state.tris)
-        b = c.boards.get(seat)
+        if c is None or c.log is not state.board_log or c.encoder is not self:
+            c = state.encoder_cache = _Cache(self, state.board_log)
         n = state.num_players
-        if b is None:
-            b = c.boards[seat] = _Board(self._new_board(n), [(li // 2 - seat) % n for li in range(2 * n)])
+        b = c.boards[seat] = _Board(self._new_board(n))
+        nt, ne, nv = self.nt, self.ne, self.nv
+        for li in range(2 * n):  # per line, where its entries go: its seat relative to this board's seat
+            rel = (li // 2 - seat) % n
+            mine = self.vert + (5 + li % 2) * nv if rel == 0 else -1
+            b.views.append(
+                (
+                    self.tri_owner + rel * nt,
+                    self.edges + rel * ne,
+                    self.lines + (2 * rel + li % 2) * 9,
+                    self.vert + (1 + rel) * nv,
+                    mine,
+                )
+            )
+        b.lens = [0] * (2 * n)
+        b.head = [-1] * (2 * n)
+        self._counts(b, state, seat)
+        for li in range(2 * n):  # every line's unused count (a full line's 18 before it starts)
+            self._line(b, state, li)
+        return b
+
+    def _catch_up(self, b: _Board, state: MetromaniaState, seat: int, log: list[int]) -> None:
+        """Bring ``seat``'s board b up to date from the rules' ``board_log`` entries it has not read
+        (each changed line looked at once, after the others). Written through a memoryview: plain
+        item writes (of floats: an int is converted on each write), cheaper than numpy indexing.
+        Every entry rewrites what the state shows now, so any order of the entries (a loaded
+        state's log lists the board part by part) gives the same board."""
         o = b.o
-        if not b.dealt:
-            if not b.layout and state.phase_id >= P_DEAL:  # the layout, fixed from here on
-                if c.layout is None:  # its entries, found once for every seat
+        lines: list[int] = []
+        stations = False
+        for e in log[b.pos :]:
+            if e < LOG_STATION:  # a line started, grew or ended
+                if e not in lines:
+                    lines.append(e)
+            elif e < LOG_MARKER:  # a station
+                o[self.vert + e - LOG_STATION] = 1.0
+                stations = True
+            elif e < LOG_LAYOUT:  # a marker placed
+                m = e - LOG_MARKER
+                o[self.markers + m * (MAX_PLAYERS + 1) + MAX_PLAYERS] = 1.0
+                o[self.tri_letter + (m % 6) * self.nt + state.marker_tri[m]] = 1.0
+            elif e == LOG_LAYOUT:  # the layout, fixed from here on (its entries found once for every seat)
+                c = state.encoder_cache
+                if c.layout is None:
                     c.layout = self.tri_kind + np.asarray(state.kinds) * self.nt + self._arange_t
                 b.arr[c.layout] = 1
-                b.layout = True
-            if state.deal >= 0:  # the marker owners
+            else:  # LOG_DEAL: the marker owners
+                n = state.num_players
                 for m, own in enumerate(state.owner):
                     if own >= 0:
                         o[self.markers + m * (MAX_PLAYERS + 1) + (own - seat) % n] = 1.0
-                b.dealt = True
-        placed = state.placed
-        wu, bu = state.white_used, state.black_used
-        used = len(wu) + len(bu)
-        new = len(placed) - b.placed  # tunnels not written yet
-        if b.used != used:  # a line started or ended (or a new board): all lines
-            g = self.game.geo
-            gw, gb = self.vert + 7 * self.nv, self.vert + 8 * self.nv
-            for w in wu:
-                o[gw + g.white_gates[w]] = 0.0
-            for x in bu:
-                o[gb + g.black_gates[x]] = 0.0
-            b.used = used
-            lines: Iterable[int] = range(2 * n)
-            # the lines' start and end entries: they change only here
-            start_gate, end_gate, rel, side = state.start_gate, state.end_gate, b.rel, g.white_side
-            for li in lines:
-                lb = self.lines + (2 * rel[li] + li % 2) * 9
-                sg = start_gate[li]
-                if sg >= 0:
-                    o[lb] = o[lb + 3 + side[sg]] = 1.0
-                if end_gate[li] >= 0:
-                    o[lb + 1] = 1.0
-        elif new == 1:  # the usual case: one tunnel since
-            lines = (state.tri_line[placed[-1]],)
-        elif new:
-            tri_line = state.tri_line
-            lines = {tri_line[t] for t in placed[b.placed :]}
-        else:
-            lines = ()
-        if new:
-            rel, tri_line, tb, nt = b.rel, state.tri_line, self.tri_owner, self.nt
-            for t in placed[b.placed :]:
-                o[tb + rel[tri_line[t]] * nt + t] = 1.0
-            b.placed = len(placed)
+        b.pos = len(log)
         for li in lines:
             self._line(b, state, li)
-        tm = state.tri_marker
-        if b.markers != len(tm):
-            mb, tlb, nt = self.markers, self.tri_letter, self.nt
-            for t, m in tm.items():
-                o[mb + m * (MAX_PLAYERS + 1) + MAX_PLAYERS] = o[tlb + (m % 6) * nt + t] = 1.0
-            b.markers = len(tm)
-        log = state.station_log
-        if b.stations < len(log):
-            vb = self.vert
-            for v in log[b.stations :]:
-                o[vb + v] = 1.0
-            b.stations = len(log)
-        return b
+        if stations:  # a supply station changes the supply and its builder's points
+            self._counts(b, state, seat)
+
+    def _counts(self, b: _Board, state: MetromaniaState, seat: int) -> None:
+        """The supply and the points so far (they change only with a station)."""
+        o, n = b.o, state.num_players
+        o[self.misc] = state.supply / self.game.supply0
+        score, sb = state.score, self.scores
+        for k in range(n):
+            sc = score[(seat + k) % n]
+            o[sb + k] = sc / (sc + SCORE_HALF)
 
     def _new_board(self, n: int) -> np.ndarray:
         """A new board for n players: its seats and all gates free (a copy of one made once per n)."""
@@ -139,41 +131,65 @@ class MetromaniaEncoder(Encoder):
         return fresh.copy()
 
     def _line(self, b: _Board, state: MetromaniaState, li: int) -> None:
-        """Line li's entries on board b: its new edges, its unused count and its head (its start
-        and end entries: ``_board``)."""
-        o, rel = b.o, b.rel[li]
-        es = state.line_edges[li]
-        if b.lens[li] < len(es):
-            eb = self.edges + rel * self.ne
-            for e in es[b.lens[li] :]:
-                o[eb + e] = 1.0
-            b.lens[li] = len(es)
-        o[self.lines + (2 * rel + li % 2) * 9 + 2] = state.unused(li) / self.game.tunnels
-        ended = state.end_gate[li] >= 0
-        # heads: plane "head of seat k" (the two lines of a seat may share an entry there) and,
-        # for my own lines, "my line 0 / 1 head"
+        """Line li's entries on board b: its start entries and gate (no longer free) once it has
+        started, its new tunnels and edges, its unused count, its head, its end entries and gate."""
+        o = b.o
+        tb, eb, lb, hb, mine = b.views[li]
         vs = state.verts[li]
-        head = self.vert + (1 + rel) * self.nv + vs[-1] if vs and not ended else -1
+        k = b.lens[li]  # vertices written (tunnels and edges: one fewer)
+        if k < len(vs):
+            if k == 0:  # the start
+                sg = state.start_gate[li]
+                o[lb] = o[lb + 3 + self.white_side[sg]] = 1.0
+                o[self.white_free + self.white_gates[sg]] = 0.0
+                k = 1
+            for t in state.tris[li][k - 1 :]:
+                o[tb + t] = 1.0
+            for e in state.line_edges[li][k - 1 :]:
+                o[eb + e] = 1.0
+            b.lens[li] = len(vs)
+        # the unused count (``state.unused``) and the head (none once the line has ended)
+        tunnels = self.game.tunnels
+        eg = state.end_gate[li]
+        if eg >= 0:
+            o[lb + 1] = 1.0
+            o[self.black_free + self.black_gates[eg]] = 0.0
+            o[lb + 2] = (tunnels - len(vs) - 1) / tunnels
+            h = -1
+        elif vs:
+            o[lb + 2] = (tunnels - len(vs)) / tunnels
+            h = vs[-1]
+        else:
+            o[lb + 2] = tunnels / tunnels
+            h = -1
+        # heads: plane "head of seat k" at hb (the two lines of a seat may share an entry there)
+        # and, for my own lines, "my line 0 / 1 head" at mine
         old = b.head[li]
-        if head != old:
+        if h != old:
             if old >= 0:
                 if b.head[li ^ 1] != old:  # the other line of the seat does not share it
-                    o[old] = 0.0
-                if rel == 0:
-                    o[old + (4 + li % 2) * self.nv] = 0.0
-            if head >= 0:
-                o[head] = 1.0
-                if rel == 0:
-                    o[head + (4 + li % 2) * self.nv] = 1.0
-            b.head[li] = head
+                    o[hb + old] = 0.0
+                if mine >= 0:
+                    o[mine + old] = 0.0
+            if h >= 0:
+                o[hb + h] = 1.0
+                if mine >= 0:
+                    o[mine + h] = 1.0
+            b.head[li] = h
 
     def encode(self, state: MetromaniaState, seat: int) -> np.ndarray:
-        # the turn counters go into the seat's cached board too (through its memoryview: a fresh
-        # array's would cost a buffer export per call), each entry rewritten every call, its value
+        # the seat's board (``state.encoder_cache``), brought up to date from the rules' log of
+        # board changes; then the turn counters, written into it every call (through its
+        # memoryview: a fresh array's would cost a buffer export per call), each entry's value
         # 0.0 where the counter is 0, as in a zeroed array; the phase's one-hot clears the old one
-        b = self._board(state, seat)
+        c = state.encoder_cache
+        b = c.boards.get(seat) if c is not None and c.log is state.board_log and c.encoder is self else None
+        if b is None:
+            b = self._board(state, seat)
+        log = state.board_log
+        if b.pos < len(log):
+            self._catch_up(b, state, seat, log)
         o = b.o
-        n = state.num_players
         ph = self.phase + state.phase_id
         if ph != b.phase:
             if b.phase >= 0:
@@ -182,14 +198,8 @@ class MetromaniaEncoder(Encoder):
             b.phase = ph
         o[self.dig] = state.dig_left / 3.0
         o[self.dig + 1] = 1.0 if state.covered else 0.0
-        misc = self.misc
-        o[misc] = state.supply / self.game.supply0
-        o[misc + 1] = 1.0 if state.final_left >= 0 else 0.0
-        o[misc + 2] = state.passes / n
-        score, sb = state.score, self.scores
-        for k in range(n):
-            sc = score[(seat + k) % n]
-            o[sb + k] = sc / (sc + SCORE_HALF)
+        o[self.misc + 1] = 1.0 if state.final_left >= 0 else 0.0
+        o[self.misc + 2] = state.passes / state.num_players
         arr = b.arr.copy()  # the caller's own array
         if self.action_features is not None and state.current_player() == seat:
             vals = action_values(state)
@@ -200,32 +210,29 @@ class MetromaniaEncoder(Encoder):
 
 
 class _Board:
-    """One seat's entries and how much of the state they show (see ``_board``)."""
+    """One seat's entries and how much of the state they show (see ``_catch_up``)."""
 
-    __slots__ = ("arr", "dealt", "head", "layout", "lens", "markers", "o", "phase", "placed", "rel", "stations", "used")
+    __slots__ = ("arr", "head", "lens", "o", "phase", "pos", "views")
 
-    def __init__(self, arr: np.ndarray, rel: list[int]):
+    def __init__(self, arr: np.ndarray):
         self.arr = arr
         self.o: Any = arr.data  # a memoryview: item writes into arr
-        self.rel = rel  # per line, its seat relative to the board's seat
-        self.layout = False  # the layout's one-hots are written
-        self.dealt = False  # the marker owners are written
-        self.placed = 0  # tunnels of the log written
-        self.lens = [0] * len(rel)  # per line, edges written
-        self.head = [-1] * len(rel)  # per line, its entry in the "head of seat k" plane (-1: none)
-        self.markers = 0  # size of tri_marker written
-        self.stations = 0  # entries of station_log written
-        self.used = -1  # used gates cleared (-1: a new board, lines not written yet)
+        # per line, the bases of its entries: (tunnels plane, edges plane, its row of the lines
+        # block, "head of seat k" plane, "my line 0 / 1 head" plane or -1 for the other seats)
+        self.views: list[tuple[int, int, int, int, int]] = []
+        self.pos = 0  # entries of the rules' board_log written
+        self.lens: list[int] = []  # per line, vertices written (its tunnels and edges: one fewer)
+        self.head: list[int] = []  # per line, its head vertex written (-1: none)
         self.phase = -1  # the phase entry ``encode`` set to 1 (-1: none yet)
 
 
 class _Cache:
     """``state.encoder_cache``: per seat a ``_Board`` (read and written only by this encoder)."""
 
-    __slots__ = ("boards", "encoder", "layout", "tris")
+    __slots__ = ("boards", "encoder", "layout", "log")
 
-    def __init__(self, encoder: MetromaniaEncoder, tris: list[list[int]]):
+    def __init__(self, encoder: MetromaniaEncoder, log: list[int]):
         self.encoder = encoder
-        self.tris = tris
+        self.log = log  # the state's board_log: a clone or a loaded state (a new list) builds its own
         self.boards: dict[int, _Board] = {}
         self.layout: np.ndarray | None = None  # the layout's one-hot entries (from the deal on)
