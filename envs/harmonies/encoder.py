@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import struct
 from array import array
-from functools import cache
 
 import numpy as np
 
@@ -41,9 +40,13 @@ FEATURE_SCALE = 0.1  # action features: points x this
 BAG_VALUES = np.arange(24, dtype=np.float32) / 23  # bag block: tokens left per colour / 23 (float32)
 BAG_FLOATS = BAG_VALUES.tolist()  # the same values as Python floats (exact: they are float32 values)
 NUM_PHASES = len(Phase)
-# float32 runs written in one call (byte offset, then the values; the same float32 roundings as an item write)
-PACK_BAG = struct.Struct("6f").pack_into
-PACK_POINTS = struct.Struct(f"{SCORE_PARTS}f").pack_into
+# float32 runs written in one call (the same float32 roundings as an item write)
+PACK_BAG = struct.Struct("6f").pack
+PACK_POINTS = struct.Struct(f"{SCORE_PARTS}f").pack
+MEMO_LIMIT = 20_000  # entries per memo of packed runs below (bounded memory)
+BAG_BYTES: dict[tuple[int, ...], bytes] = {}  # bag counts -> the bag block's float32 bytes
+POINT_BYTES: dict[tuple[int, ...], bytes] = {}  # ``state.points`` -> a scores block's float32 bytes
+TOKEN_BYTES: dict[tuple[int, ...], bytes] = {}  # a space's or the taken tokens -> their one-hot rows' bytes
 
 
 def zeros(k: int) -> array:
@@ -52,15 +55,31 @@ def zeros(k: int) -> array:
     return array("f", bytes(4 * k))
 
 
-@cache
-def tokens_row(tokens: tuple[int, ...]) -> array:
-    """One-hot rows (6 per slot, 3 slots) of a central space's tokens or of the taken tokens
-    (-1: none); at most 7 ** 3 of them."""
+def tokens_row(tokens: tuple[int, ...]) -> bytes:
+    """The float32 bytes of the one-hot rows (6 per slot, 3 slots) of a central space's tokens or
+    of the taken tokens (-1: none); memoised in ``TOKEN_BYTES`` (at most 7 ** 3 of them)."""
     row = zeros(18)
     for i, c in enumerate(tokens):
         if c >= 0:
             row[6 * i + c] = 1
-    return row
+    out = TOKEN_BYTES[tokens] = row.tobytes()
+    return out
+
+
+def bag_bytes(bag: tuple[int, ...]) -> bytes:
+    """The bag block's float32 bytes (tokens left per colour / 23), memoised in ``BAG_BYTES``."""
+    if len(BAG_BYTES) >= MEMO_LIMIT:
+        BAG_BYTES.clear()
+    out = BAG_BYTES[bag] = PACK_BAG(*map(BAG_FLOATS.__getitem__, bag))
+    return out
+
+
+def point_bytes(points: tuple[int, ...]) -> bytes:
+    """A seat's scores block's float32 bytes (each part x ``SCORE_SCALE``), memoised in ``POINT_BYTES``."""
+    if len(POINT_BYTES) >= MEMO_LIMIT:
+        POINT_BYTES.clear()
+    out = POINT_BYTES[points] = PACK_POINTS(*map(SCORE_SCALE.__mul__, points))  # x * SCORE_SCALE
+    return out
 
 
 ZERO_OFFERS = zeros(20)
@@ -87,7 +106,7 @@ class _Seat:
         self.p = p  # the seat shown at this position
         self.board_at = board_at  # offset of its board block
         self.places_at = places_at  # offset of its card places block
-        self.points_at = points_at  # byte offset of its scores (``PACK_POINTS``)
+        self.points_at = points_at  # byte offset of its scores (``point_bytes``)
         self.cubes_at = cubes_at  # offset of its "cubes on board / 20" entry
         self.seen = 0  # entries of the seat's hex log written (a view starts from the empty board)
         self.board = [EMPTY] * HEXES
@@ -101,6 +120,7 @@ class _View:
 
     __slots__ = (
         "o",
+        "ob",
         "arr",
         "shared",
         "turn",
@@ -116,12 +136,13 @@ class _View:
         # a copy of the encoder's starting array for n players, written through a memoryview (its item
         # writes skip the argument parsing of array('f')'s; the same float32 roundings)
         buf = template[:]
-        self.o: memoryview[float] = memoryview(buf).cast("B").cast("f")  # (typed as float items)
+        self.ob = memoryview(buf).cast("B")  # its bytes: float32 runs packed once (memoised) go in as bytes
+        self.o: memoryview[float] = self.ob.cast("f")  # (typed as float items)
         self.arr = np.frombuffer(buf, np.float32)  # the same memory, for the copies handed out
         self.shared = -1  # ``state.shared_ver`` when last written (-1: never)
         self.turn: tuple | None = None  # phase, took, took_card, end_triggered
         self.turn_rows = turn_rows  # the encoder's phase and flags rows for this player count (``_turn_row``)
-        self.bag: list[int] = [-1] * 6
+        self.bag: tuple[int, ...] = ()
         self.table = 0  # entries of ``state.table_log`` (central spaces, display slots changed) written
         self.taken: list[int] = [-1] * TAKEN
         self.display: list[int] = [0] * DISPLAY
@@ -215,7 +236,9 @@ class HarmoniesEncoder(Encoder):
         taken = state.taken
         if v.taken != taken:
             v.taken = taken[:]
-            o[self.taken : self.taken + TAKEN * 6] = tokens_row(tuple(taken))
+            key = tuple(taken)
+            at = 4 * self.taken
+            v.ob[at : at + 72] = TOKEN_BYTES.get(key) or tokens_row(key)  # TAKEN x 6 float32
         logs, all_places = state.hex_log, state.places
         for w in v.seats:
             log = logs[w.p]
@@ -257,7 +280,8 @@ class HarmoniesEncoder(Encoder):
             if logged or w.points is None:  # the points change only with a logged hex (PLACE, PLACE_CUBE)
                 points = state.points(p)
                 if w.points is not points:  # a new tuple (the rules keep it until it changes)
-                    PACK_POINTS(o, w.points_at, *map(SCORE_SCALE.__mul__, points))  # x * SCORE_SCALE
+                    at = w.points_at
+                    v.ob[at : at + 4 * SCORE_PARTS] = POINT_BYTES.get(points) or point_bytes(points)
                     w.points = points
         if self.features is not None:
             o[self.features : self.features + NUM_ACTIONS] = array("f", action_features(state, seat).tobytes())
@@ -277,16 +301,18 @@ class HarmoniesEncoder(Encoder):
             if row is None:
                 row = self._turn_row(n, key)
             o[self.phase : self.flags + 6] = row
-        bag = state.bag
+        bag = tuple(state.bag)
         if v.bag != bag:
-            v.bag = bag[:]
-            PACK_BAG(o, 4 * self.bag, *map(BAG_FLOATS.__getitem__, bag))
+            v.bag = bag
+            at = 4 * self.bag
+            v.ob[at : at + 24] = BAG_BYTES.get(bag) or bag_bytes(bag)
         table = state.table_log
         if v.table != len(table):  # what changed on the table since, each once
             for e in set(table[v.table :]):
                 if e < TABLE_DISPLAY:  # central space e: its 3 x 6 entries
-                    at = self.central + 18 * e
-                    o[at : at + 18] = tokens_row(tuple(state.central[e]))
+                    at = 4 * (self.central + 18 * e)
+                    toks = tuple(state.central[e])
+                    v.ob[at : at + 72] = TOKEN_BYTES.get(toks) or tokens_row(toks)
                 elif e < TABLE_DECK:  # display slot i
                     i = e - TABLE_DISPLAY
                     was, c = v.display[i], state.display[i]
