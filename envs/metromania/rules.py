@@ -64,6 +64,9 @@ Version history:
         entries it has not read (one length test when nothing changed) instead of comparing
         every part of the state on each call, with each line's entry bases found once per board;
         the supply and the points rewritten only after a station.
+        The MAIN mask's station entries from a per-seat int8 row of candidates (``cand``) kept as
+        lines grow, stations go down and lines end, written as one slice (checked against
+        ``build_station_vertices`` by check_invariants).
     0.1.0 dev: components.json must give a change 1+ minutes (a 0-minute change let the trip
         search's route walk-back cycle; the shipped data uses 3, so play is unchanged).
 """
@@ -505,6 +508,12 @@ class MetromaniaState(State):
         self._starts: dict[tuple[int, int], tuple[int, ...]] = {}  # _start_gates
         self.placed = [t for ts in self.tris for t in ts]  # tunnels on the board, in the order placed (since loading)
         self.station_log = list(self.has_station)  # has_station's vertices, in the order added (since loading)
+        # per seat, 1 at each vertex of ``_station_candidates`` (kept as lines grow, stations go down
+        # and lines end); its int8 view is the mask's STATION part as one slice (``_legal_mask``)
+        self.cand = [bytearray(g.num_vertices) for _ in range(self.num_players)]
+        self.cand_view = [memoryview(c).cast("b") for c in self.cand]
+        for p in range(self.num_players):
+            self._set_cand(p)
         # the board's changes (see LOG_STATION), since loading: what the state shows, one entry each
         log = [LOG_LAYOUT] if len(self.rots) == 6 else []
         if self.deal >= 0:
@@ -565,6 +574,8 @@ class MetromaniaState(State):
         s.placed = list(self.placed)
         s.station_log = list(self.station_log)
         s.board_log = list(self.board_log)
+        s.cand = [bytearray(c) for c in self.cand]
+        s.cand_view = [memoryview(c).cast("b") for c in s.cand]
         s._hands = dict(self._hands)
         s._starts = dict(self._starts)
         s._gate_dist = dict(self._gate_dist)
@@ -935,6 +946,17 @@ class MetromaniaState(State):
             v for li in (2 * seat, 2 * seat + 1) if sg[li] >= 0 and eg[li] < 0 for v in self.verts[li] if v not in hs
         ]
 
+    def _set_cand(self, seat: int) -> None:
+        """``cand[seat]`` from scratch: the vertices of ``_station_candidates``, supply aside."""
+        c = self.cand[seat]
+        c[:] = bytes(len(c))
+        hs, sg, eg = self.has_station, self.start_gate, self.end_gate
+        for li in (2 * seat, 2 * seat + 1):
+            if sg[li] >= 0 and eg[li] < 0:
+                for v in self.verts[li]:
+                    if v not in hs:
+                        c[v] = 1
+
     def end_station_vertices(self, li: int) -> list[int]:
         """MM-R35: any station-free vertex of the line just ended."""
         if self.supply <= 0:
@@ -1017,9 +1039,10 @@ class MetromaniaState(State):
                 legal = self._start_gates(l1) if self.start_gate[l1] < 0 else ()  # MM-R12
                 for w in legal:
                     out[A_START + 15 + w] = 1
-                stations = self._station_candidates(p)  # MM-R30
-                for v in stations:
-                    out[A_STATION + v] = 1
+                # MM-R30: the station candidates kept in ``cand`` (no supply: none, MM-R29)
+                stations = len(self.stations) < self.game.supply0 and 1 in self.cand[p]
+                if stations:
+                    out[A_STATION : A_STATION + len(self.cand[p])] = self.cand_view[p]
                 # MM-R33: a line ends only at the black gate under its head (most heads have none)
                 ends = False
                 for li in (l0, l1):
@@ -1120,6 +1143,7 @@ class MetromaniaState(State):
             self.black_used.add(b)
             self.board_log.append(li)
             self._add_station(h)
+            self._set_cand(p)  # the line's vertices are no longer candidates (but for the other line's)
             if self.end_station_vertices(li):
                 self.end_line = li
                 self.phase_id = P_END_STATION
@@ -1160,6 +1184,8 @@ class MetromaniaState(State):
         t = (g.tri_right if s else g.tri_left)[k]
         self.verts[li].append(w)
         self.vset[li].add(w)
+        if w not in self.has_station:
+            self.cand[li // 2][w] = 1
         self.last_d[li] = d
         self.tris[li].append(t)
         self.tri_line[t] = li
@@ -1223,6 +1249,8 @@ class MetromaniaState(State):
         if v not in self.has_station:
             self.has_station.add(v)
             self.station_log.append(v)
+            for c in self.cand:
+                c[v] = 0
             self.board_log.append(LOG_STATION + v)
 
     def _continue_dig(self) -> None:
@@ -1476,6 +1504,9 @@ class MetromaniaState(State):
             assert self.pending == -1 and not open_dest, "MM-R23: every covered destination carries a marker"
         for v in self.stations:
             assert v in self.vert_lines, "MM-R27: stations stand on lines"
+        if len(self.stations) < self.game.supply0:
+            for p in range(n):
+                assert [v for v, c in enumerate(self.cand[p]) if c] == self.build_station_vertices(p), "cand"
         assert len(self.stations) <= self.game.supply0, "MM-R29: 30 stations"
         if ph in (P_MAIN, P_END) or setup:
             assert self.dig_left == 0 and not self.covered and self.end_line == -1
