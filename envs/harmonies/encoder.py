@@ -130,6 +130,7 @@ class _View:
         "taken",
         "display",
         "seats",
+        "movers",
     )
 
     def __init__(self, template: array, seats: list[_Seat], turn_rows: dict[tuple, array]):
@@ -147,6 +148,10 @@ class _View:
         self.taken: list[int] = [-1] * TAKEN
         self.display: list[int] = [0] * DISPLAY
         self.seats = seats  # per position k (me first)
+        # per seat m: (its ``_Seat``,): the only blocks PLACE and PLACE_CUBE by m (to move) can change
+        self.movers: list[tuple[_Seat, ...]] = [()] * len(seats)
+        for w in seats:
+            self.movers[w.p] = (w,)
 
 
 class HarmoniesEncoder(Encoder):
@@ -240,7 +245,9 @@ class HarmoniesEncoder(Encoder):
             at = 4 * self.taken
             v.ob[at : at + 72] = TOKEN_BYTES.get(key) or tokens_row(key)  # TAKEN x 6 float32
         logs, all_places = state.hex_log, state.places
-        for w in v.seats:
+        # without a shared_ver bump since, only PLACE and PLACE_CUBE came: moves of the seat to move
+        # (to_move changes only with a bump), so only its blocks can differ
+        for w in v.seats if shared else v.movers[state.to_move]:
             log = logs[w.p]
             logged = w.seen != len(log)
             # nothing new for this seat: its card places and points change only with a logged hex
@@ -278,7 +285,7 @@ class HarmoniesEncoder(Encoder):
                         o[at + CARDS] = left / 5
                         was[0], was[1] = cid, left
             if logged or w.points is None:  # the points change only with a logged hex (PLACE, PLACE_CUBE)
-                points = state.points(p)
+                points = state.kept_points[p] or state.points(p)  # (kept by the moves: no call as a rule)
                 if w.points is not points:  # a new tuple (the rules keep it until it changes)
                     at = w.points_at
                     v.ob[at : at + 4 * SCORE_PARTS] = POINT_BYTES.get(points) or point_bytes(points)
@@ -289,9 +296,10 @@ class HarmoniesEncoder(Encoder):
 
     def _shared_blocks(self, state: HarmoniesState, seat: int, v: _View) -> None:
         """``encode``'s blocks that PLACE and PLACE_CUBE leave as they are: phase and turn flags, bag,
-        central spaces, display, the seat's spirit offers, first player, deck (the phase, flags and
-        bag compared by value with what they were written from; the others: those logged in
-        ``state.table_log`` since)."""
+        central spaces, display, the seat's spirit offers, first player, deck (the phase and flags
+        compared by value with what they were written from; the others: those logged in
+        ``state.table_log`` since, and the bag, by value, when something was: a token drawn logs
+        its central space)."""
         o = v.o
         n = state.num_players
         key = (state.phase_id, state.took, state.took_card, state.end_triggered)
@@ -301,13 +309,13 @@ class HarmoniesEncoder(Encoder):
             if row is None:
                 row = self._turn_row(n, key)
             o[self.phase : self.flags + 6] = row
-        bag = tuple(state.bag)
-        if v.bag != bag:
-            v.bag = bag
-            at = 4 * self.bag
-            v.ob[at : at + 24] = BAG_BYTES.get(bag) or bag_bytes(bag)
         table = state.table_log
         if v.table != len(table):  # what changed on the table since, each once
+            bag = tuple(state.bag)  # the bag changes only with a token drawn (its space logged)
+            if v.bag != bag:
+                v.bag = bag
+                at = 4 * self.bag
+                v.ob[at : at + 24] = BAG_BYTES.get(bag) or bag_bytes(bag)
             for e in set(table[v.table :]):
                 if e < TABLE_DISPLAY:  # central space e: its 3 x 6 entries
                     at = 4 * (self.central + 18 * e)

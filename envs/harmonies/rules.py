@@ -83,7 +83,13 @@ Version history:
     0.1.0 dev: faster (behaviour and observations unchanged; golden identical): the encoder writes
         the points, the bag and the token rows as float32 bytes memoised per value (one slice
         write each, no per-call packing); ``new_initial_state`` clones the game's first state for
-        the player count (made once).
+        the player count (made once). Without a ``shared_ver`` bump the encoder visits only the
+        blocks of the seat to move (only its PLACE and PLACE_CUBE came since) and reads the bag only
+        after a logged table change; a drawn token is placed by ``_apply`` itself; ``_place`` updates
+        only the pattern codes a hex stops or starts matching (``codes_off``, ``codes_on``), re-reads
+        cube targets only for the codes that changed and only while the seat holds cards, counts
+        trees by the hex's own change (``tree_value``) and keeps ``points`` (``kept_points``, read by
+        the encoder) when the cards' part is kept; masks are made with a dtype instance.
 """
 
 from __future__ import annotations
@@ -127,6 +133,7 @@ A_DECLINE = 191
 NUM_ACTIONS = 192
 MASK_FORMAT = f"0{NUM_ACTIONS}b"  # the binary digits of a mask's bits (mask_of)
 MASK_DIGITS = bytes.maketrans(b"01", b"\x00\x01")  # the legal mask is built as an int (bit a = action a)
+MASK_DTYPE = np.dtype(np.int8)  # (a dtype instance: np.frombuffer converts a type on every call)
 # ``HarmoniesState.table_log`` entries: central space s is s, display slot i is TABLE_DISPLAY + i,
 # then the deck's size, the spirit offers and the first player
 TABLE_DISPLAY = 8
@@ -149,7 +156,7 @@ def mask_of(bits: int) -> np.ndarray:
     digits, lowest bit first: the fastest conversion measured); read-only (it lies on a bytes
     object: ``mask_array`` shares it between states)."""
     digits = format(bits, MASK_FORMAT)[::-1].encode().translate(MASK_DIGITS)
-    return np.frombuffer(digits, np.int8)
+    return np.frombuffer(digits, MASK_DTYPE)
 
 
 def top_bits(sb: list[int], colour: int) -> int:
@@ -299,6 +306,17 @@ class HarmoniesGame(Game):
         # token placed changes a card's cube targets only if the old or new stack matches one of them)
         self.stack_code_mask = tuple(sum(1 << i for i in codes) for codes in self.stack_codes)
         self.card_code_mask = {cid: sum(1 << i for i in needs) for cid, (_, needs, _) in self.placements.items()}
+        # per (old, new) stack: the codes a hex stops / starts matching (``HarmoniesState._place``)
+        self.codes_off = tuple(
+            tuple(tuple(c for c in self.stack_codes[a] if c not in self.stack_codes[b]) for b in range(NUM_STACKS))
+            for a in range(NUM_STACKS)
+        )
+        self.codes_on = tuple(
+            tuple(tuple(c for c in self.stack_codes[b] if c not in self.stack_codes[a]) for b in range(NUM_STACKS))
+            for a in range(NUM_STACKS)
+        )
+        # HA-R25: the points of a tree of each stack (0: not a tree); ``trees_in`` sums them
+        self.tree_value = tuple(self.tree_pts[HEIGHT[st] - 1] if IS_TREE[st] else 0 for st in range(NUM_STACKS))
         self.reach = side_reach(self.side)
         self._masks: dict[int, np.ndarray] = {}  # legal mask bits -> the (read-only) mask array
         self._starts: dict[int, HarmoniesState] = {}  # player count -> the first state (new_initial_state)
@@ -569,7 +587,7 @@ class HarmoniesState(State):
         "targets",
         "cube_mask",
         "_points_cache",
-        "_points",
+        "kept_points",
         "_card_points",
         "shared_ver",
         "table_log",
@@ -643,7 +661,8 @@ class HarmoniesState(State):
         self._points_cache: list[tuple[tuple[int, int, int, int, int], dict[int, int]]] = [
             (g.board_points_of(self.sbits[p]), {}) for p in range(n)
         ]
-        self._points: list[tuple[int, ...] | None] = [None] * n  # per seat: ``points``, None until asked
+        # per seat: ``points``, None until asked (``_place`` sets it when the cards' part is kept)
+        self.kept_points: list[tuple[int, ...] | None] = [None] * n
         # bumped by every move but PLACE and PLACE_CUBE: the only moves that leave the phase, the turn
         # flags, the bag, central spaces, display, deck, spirit offers, first player and card places as
         # they were (they change the taken tokens and, logged in ``hex_log``, a board, cubes, a card
@@ -683,7 +702,7 @@ class HarmoniesState(State):
         c.discarded, c.solo_discards = self.discarded[:], self.solo_discards[:]
         c._mask = self._mask
         c._points_cache = self._points_cache[:]  # entries are replaced, never modified
-        c._points = self._points[:]
+        c.kept_points = self.kept_points[:]
         c._card_points = self._card_points[:]
         c.shared_ver = self.shared_ver
         c.table_log = self.table_log[:]
@@ -921,7 +940,17 @@ class HarmoniesState(State):
                     self._end_turn()
         elif ph == P_REFILL or ph == P_SETUP:
             self.shared_ver += 1
-            self._chance(a)
+            if self.filling:  # a token drawn (chance_kind() == K_TOKEN: its first test, the usual node)
+                self.bag[a] -= 1
+                s = self.filling[0]
+                space = self.central[s]
+                space.append(a)  # HA-R33: kept in drawn order
+                self.table_log.append(s)
+                if len(space) == 3:  # else the same space fills on: the next node is again a token draw
+                    self.filling.pop(0)
+                    self._advance()
+            else:
+                self._chance(a)
         elif ph == P_CHOOSE_SPIRIT:
             self.shared_ver += 1
             self._choose_spirit(a - A_SPIRIT)
@@ -935,29 +964,20 @@ class HarmoniesState(State):
             self._end_turn()
 
     def _chance(self, a: int) -> None:
-        if self.filling:  # a token drawn (chance_kind() == K_TOKEN: its first test, the usual node)
-            self.bag[a] -= 1
-            s = self.filling[0]
-            space = self.central[s]
-            space.append(a)  # HA-R33: kept in drawn order
-            self.table_log.append(s)
-            if len(space) < 3:
-                return  # the same space fills on: the next node is again a token draw
-            self.filling.pop(0)
+        """A card, spirit or first player drawn (``_apply`` places a drawn token itself)."""
+        k = self.chance_kind()
+        if k == K_CARD:
+            self.deck.remove(a)
+            i = self.display.index(0)  # lowest empty slot first
+            self.display[i] = a
+            self.table_log += (TABLE_DISPLAY + i, TABLE_DECK)
+        elif k == K_SPIRIT:
+            self.spirit_deck.remove(a)
+            next(o for o in self.offers if len(o) < 2).append(a)  # 2 each, in seat order
+            self.table_log.append(TABLE_OFFERS)
         else:
-            k = self.chance_kind()
-            if k == K_CARD:
-                self.deck.remove(a)
-                i = self.display.index(0)  # lowest empty slot first
-                self.display[i] = a
-                self.table_log += (TABLE_DISPLAY + i, TABLE_DECK)
-            elif k == K_SPIRIT:
-                self.spirit_deck.remove(a)
-                next(o for o in self.offers if len(o) < 2).append(a)  # 2 each, in seat order
-                self.table_log.append(TABLE_OFFERS)
-            else:
-                self.first = self.to_move = a
-                self.table_log.append(TABLE_FIRST)
+            self.first = self.to_move = a
+            self.table_log.append(TABLE_FIRST)
         self._advance()
 
     def _advance(self) -> None:
@@ -1037,8 +1057,9 @@ class HarmoniesState(State):
         p = self.to_move
         g = self.game
         colour = self.taken[t]
-        old = self.boards[p][h]
-        new = self.boards[p][h] = PLACE_ON[old][colour]
+        board = self.boards[p]
+        old = board[h]
+        new = board[h] = PLACE_ON[old][colour]
         bit = 1 << h
         sb = self.sbits[p]
         sb[old] ^= bit
@@ -1046,12 +1067,12 @@ class HarmoniesState(State):
         self.placeable[p] = (self.placeable[p] & ~(EVERY_COLOUR << h)) | PLACEABLE_ON[new] << h  # h holds no cube
         self.hex_log[p].append(h)
         cb = self.cbits[p]
-        for code in g.stack_codes[old]:
+        for code in g.codes_off[old][new]:  # the codes h no longer matches
             cb[code] ^= bit
-        for code in g.stack_codes[new]:
+        for code in g.codes_on[old][new]:  # the codes h now matches
             cb[code] |= bit
-        changed = g.stack_code_mask[old] | g.stack_code_mask[new]  # the codes whose hexes changed
-        if changed:
+        changed = g.stack_code_mask[old] ^ g.stack_code_mask[new]  # the codes whose hexes changed
+        if changed and self.held[p]:  # cards in places (``held``) whose targets may change
             tg = self.targets[p]
             touched = False
             for c, (cid, left) in enumerate(self.places[p]):
@@ -1065,10 +1086,12 @@ class HarmoniesState(State):
                         touched = True
             if touched:  # the mask's PLACE_CUBE bits, only when a card's targets changed
                 self._set_cube_mask(p)
-        self._points_cache[p] = (self._points_after(p, h, old, new, colour), {})
-        self._points[p] = None
+        board_points = self._points_after(p, h, old, new, colour)
+        self._points_cache[p] = (board_points, {})
         if g.spirits:  # a completed spirit scores the board
             self._card_points[p] = None
+        cards = self._card_points[p]  # ``points`` now (``_count_points``), unless the cards' part waits
+        self.kept_points[p] = None if cards is None else board_points + cards
         self.taken[t] = -1
         if not sb[EMPTY]:  # ``_settle``'s own test (``took`` is set): an empty space takes any token
             self._settle()
@@ -1081,8 +1104,7 @@ class HarmoniesState(State):
         sb = self.sbits[p]
         trees, mountains, fields, buildings, water = self._points_cache[p][0]
         every = g.geo.all_bits
-        if IS_TREE[old] or IS_TREE[new]:
-            trees = g.trees_in(sb, every)
+        trees += g.tree_value[new] - g.tree_value[old]  # HA-R25: a tree scores by its own height alone
         if IS_MOUNTAIN[old] or IS_MOUNTAIN[new]:
             mountains = g.mountains_in(sb, every)
         if colour == YELLOW:  # HA-R6, HA-R7: yellow lies on an empty space, and nothing on it
@@ -1117,7 +1139,7 @@ class HarmoniesState(State):
         for i in range(PLACES):  # HA-R17: no cube on a hex holding one
             tg[i] &= ~bit
         pl[1] -= 1
-        self._points[p] = self._card_points[p] = None
+        self.kept_points[p] = self._card_points[p] = None
         if not pl[1]:  # HA-R19: complete; the place is free again (HA-R32)
             self.completed[p].append(pl[0])
             pl[0] = 0
@@ -1167,9 +1189,9 @@ class HarmoniesState(State):
     def points(self, seat: int) -> tuple[int, ...]:
         """:meth:`breakdown`'s values, in ``POINT_PARTS`` order (kept until the seat places a token
         or a cube: nothing else changes them)."""
-        pts = self._points[seat]
+        pts = self.kept_points[seat]
         if pts is None:
-            pts = self._points[seat] = self._count_points(seat)
+            pts = self.kept_points[seat] = self._count_points(seat)
         return pts
 
     def _count_points(self, seat: int) -> tuple[int, ...]:
@@ -1368,7 +1390,7 @@ class HarmoniesState(State):
             assert self._points_cache[p][0] == g.board_points_of(self.sbits[p]), "board points follow the board"
             logged = set(self.hex_log[p])
             assert all(h in logged for h in range(HEXES) if self.boards[p][h] or self.cubes[p][h]), "changes logged"
-            assert self._points[p] in (None, self._count_points(p)), "the points kept follow the cards and board"
+            assert self.kept_points[p] in (None, self._count_points(p)), "the points kept follow the cards and board"
             assert self._card_points[p] in (None, self._count_card_points(p)), "the card points kept follow the cards"
             assert all(not c for c in self.cubes[p][size:]), "no cube outside the board side"
             for s in b:
