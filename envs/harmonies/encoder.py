@@ -47,6 +47,13 @@ MEMO_LIMIT = 20_000  # entries per memo of packed runs below (bounded memory)
 BAG_BYTES: dict[tuple[int, ...], bytes] = {}  # bag counts -> the bag block's float32 bytes
 POINT_BYTES: dict[tuple[int, ...], bytes] = {}  # ``state.points`` -> a scores block's float32 bytes
 TOKEN_BYTES: dict[tuple[int, ...], bytes] = {}  # a space's or the taken tokens -> their one-hot rows' bytes
+HEX_ROW = 4 * HEX_FEATURES  # bytes of a hex's row in a board block
+# a hex's row (stack one-hot, cube) as float32 bytes: stack st at index st, with a cube at NUM_STACKS + st
+HEX_BYTES = tuple(
+    struct.pack(f"{HEX_FEATURES}f", *[float(i == st or (i == NUM_STACKS and cube)) for i in range(HEX_FEATURES)])
+    for cube in (False, True)
+    for st in range(NUM_STACKS)
+)
 
 
 def zeros(k: int) -> array:
@@ -95,21 +102,20 @@ def action_features(state: HarmoniesState, seat: int) -> np.ndarray:
 class _Seat:
     """What one seat's blocks of a view (``_View.seats``) were last written from: how much of the
     seat's ``state.hex_log`` (the hexes whose stack or cube changed, in order) it has written, its
-    board as written, card places and points. ``encode`` compares them by value
-    and rewrites only the hexes logged since, the card places that differ, and the point parts
-    that differ. It also holds the seat it shows (``p``) and where its blocks lie in the view (fixed
-    per observing seat and position, worked out once when the view is made)."""
+    card places and points. ``encode`` rewrites the hexes logged since (each hex's whole row) and
+    compares the card places and points by value. It also holds the seat it shows (``p``) and
+    where its blocks lie in the view (fixed per observing seat and position, worked out once when
+    the view is made)."""
 
-    __slots__ = ("p", "board_at", "places_at", "points_at", "cubes_at", "seen", "board", "places", "points")
+    __slots__ = ("p", "board_at", "places_at", "points_at", "cubes_at", "seen", "places", "points")
 
     def __init__(self, p: int, board_at: int, places_at: int, points_at: int, cubes_at: int) -> None:
         self.p = p  # the seat shown at this position
-        self.board_at = board_at  # offset of its board block
+        self.board_at = board_at  # byte offset of its board block (``HEX_BYTES``)
         self.places_at = places_at  # offset of its card places block
         self.points_at = points_at  # byte offset of its scores (``point_bytes``)
         self.cubes_at = cubes_at  # offset of its "cubes on board / 20" entry
         self.seen = 0  # entries of the seat's hex log written (a view starts from the empty board)
-        self.board = [EMPTY] * HEXES
         self.places = [[0, 0] for _ in range(PLACES)]
         self.points: tuple | None = None  # ``state.points`` as written (the rules keep the tuple)
 
@@ -211,7 +217,7 @@ class HarmoniesEncoder(Encoder):
         return [
             _Seat(
                 (seat + k) % n,
-                self.boards + k * HEXES * HEX_FEATURES,
+                4 * (self.boards + k * HEXES * HEX_FEATURES),
                 self.places + k * PLACES * PLACE_FEATURES,
                 4 * (self.scores + SCORE_PARTS * k),
                 self.seats + 3 * k + 2,
@@ -256,17 +262,16 @@ class HarmoniesEncoder(Encoder):
                 continue
             p = w.p
             cubed = False
-            if logged:  # the hexes changed since: their stack one-hot and cube
+            if logged:  # the hexes changed since: their row (stack one-hot and cube) rewritten whole
                 base = w.board_at
-                board, cubes, old = state.boards[p], state.cubes[p], w.board
+                board, cubes, ob = state.boards[p], state.cubes[p], v.ob
                 for h in log[w.seen :]:
-                    at = base + h * HEX_FEATURES
-                    o[at + old[h]] = 0
-                    o[at + board[h]] = 1
-                    old[h] = board[h]
-                    if cubes[h]:  # a cube never leaves: the view's entry was 0 until now
-                        o[at + NUM_STACKS] = 1
+                    at = base + HEX_ROW * h
+                    if cubes[h]:
+                        ob[at : at + HEX_ROW] = HEX_BYTES[NUM_STACKS + board[h]]
                         cubed = True
+                    else:
+                        ob[at : at + HEX_ROW] = HEX_BYTES[board[h]]
                 w.seen = len(log)
                 if cubed:  # the count changes only with a cube (logged)
                     o[w.cubes_at] = state.cubes_on_board(p) / 20

@@ -89,7 +89,9 @@ Version history:
         only the pattern codes a hex stops or starts matching (``codes_off``, ``codes_on``), re-reads
         cube targets only for the codes that changed and only while the seat holds cards, counts
         trees by the hex's own change (``tree_value``) and keeps ``points`` (``kept_points``, read by
-        the encoder) when the cards' part is kept; masks are made with a dtype instance.
+        the encoder) when the cards' part is kept; masks are made with a dtype instance. The encoder
+        rewrites a logged hex's whole row from one of 30 prebuilt rows (``HEX_BYTES``; no board
+        copy per view); ``place_gains`` makes its per-hex dict only when it runs.
 """
 
 from __future__ import annotations
@@ -643,7 +645,8 @@ class HarmoniesState(State):
         * ``targets``: per card place, the hexes where its next cube may go (0: empty place), and
           ``cube_mask``: the PLACE_CUBE bits of the legal mask made of them;
         * ``_points_cache``: (``board_points``, {hex: local points of the hex and its neighbours},
-          filled in by ``place_gains``); replaced, never modified, on a change, so clones share it.
+          made and filled in by ``place_gains``, None until then); replaced, never modified, on a
+          change, so clones share it.
         """
         n = self.num_players
         g = self.game
@@ -658,8 +661,8 @@ class HarmoniesState(State):
             self._set_cube_mask(p)
         self.placeable = [self._count_placeable(p) for p in range(n)]
         self.held = [self._count_held(p) for p in range(n)]  # ``unfinished``: cards in the seat's places
-        self._points_cache: list[tuple[tuple[int, int, int, int, int], dict[int, int]]] = [
-            (g.board_points_of(self.sbits[p]), {}) for p in range(n)
+        self._points_cache: list[tuple[tuple[int, int, int, int, int], dict[int, int] | None]] = [
+            (g.board_points_of(self.sbits[p]), None) for p in range(n)
         ]
         # per seat: ``points``, None until asked (``_place`` sets it when the cards' part is kept)
         self.kept_points: list[tuple[int, ...] | None] = [None] * n
@@ -1087,7 +1090,7 @@ class HarmoniesState(State):
             if touched:  # the mask's PLACE_CUBE bits, only when a card's targets changed
                 self._set_cube_mask(p)
         board_points = self._points_after(p, h, old, new, colour)
-        self._points_cache[p] = (board_points, {})
+        self._points_cache[p] = (board_points, None)  # (``place_gains`` makes the dict when it needs one)
         if g.spirits:  # a completed spirit scores the board
             self._card_points[p] = None
         cards = self._card_points[p]  # ``points`` now (``_count_points``), unless the cards' part waits
@@ -1239,6 +1242,9 @@ class HarmoniesState(State):
         board = self.boards[seat]
         sb = self.sbits[seat]
         now, local_now = self._points_cache[seat]  # the points before, kept while the stacks stay
+        if local_now is None:
+            local_now = {}
+            self._points_cache[seat] = (now, local_now)
         spirits = [cid for cid in self.completed[seat] if cid >= 33]
         out = {}
         while hexes:
