@@ -39,6 +39,25 @@ class MetromaniaEncoder(Encoder):
             self.action_features = "action_features"
             self.features = L.block("action_features", self.game.num_actions)
         self._arange_t = np.arange(self.nt)
+        # the turn counters as float32 bytes, written whole (``encode``): the phase one-hot and the
+        # dig entries (adjacent blocks) per (phase, tunnels left in the Dig, covered); the final
+        # round flag and the passes per (player count, passes, final round)
+        assert self.dig == self.phase + len(Phase) and self.game.dig_tunnels <= 3
+        rows = []
+        for ph in range(len(Phase)):
+            for left in range(4):
+                for covered in (0, 1):
+                    row = np.zeros(len(Phase) + 2, np.float32)
+                    row[ph] = 1
+                    row[len(Phase) :] = [left / 3.0, 1.0 if covered else 0.0]
+                    rows.append(row.tobytes())
+        self._turn_rows = rows
+        self._turn_at, self._turn_len = 4 * self.phase, 4 * (len(Phase) + 2)  # byte offsets
+        self._misc_rows = {
+            n: [np.array([final, passes / n], np.float32).tobytes() for passes in range(n) for final in (0.0, 1.0)]
+            for n in range(self.game.min_players, self.game.max_players + 1)
+        }
+        self._misc_at = 4 * (self.misc + 1)
         self._fresh: dict[int, np.ndarray] = {}  # _new_board
         g = self.game.geo
         self.white_side, self.white_gates, self.black_gates = g.white_side, g.white_gates, g.black_gates
@@ -179,9 +198,9 @@ class MetromaniaEncoder(Encoder):
 
     def encode(self, state: MetromaniaState, seat: int) -> np.ndarray:
         # the seat's board (``state.encoder_cache``), brought up to date from the rules' log of
-        # board changes; then the turn counters, written into it every call (through its
-        # memoryview: a fresh array's would cost a buffer export per call), each entry's value
-        # 0.0 where the counter is 0, as in a zeroed array; the phase's one-hot clears the old one
+        # board changes; then the turn counters, written into it every call as float32 bytes
+        # (``_turn_rows``, ``_misc_rows``) through its byte view: a fresh array's would cost a
+        # buffer export per call
         c = state.encoder_cache
         b = c.boards.get(seat) if c is not None and c.log is state.board_log and c.encoder is self else None
         if b is None:
@@ -189,17 +208,10 @@ class MetromaniaEncoder(Encoder):
         log = state.board_log
         if b.pos < len(log):
             self._catch_up(b, state, seat, log)
-        o = b.o
-        ph = self.phase + state.phase_id
-        if ph != b.phase:
-            if b.phase >= 0:
-                o[b.phase] = 0.0
-            o[ph] = 1.0
-            b.phase = ph
-        o[self.dig] = state.dig_left / 3.0
-        o[self.dig + 1] = 1.0 if state.covered else 0.0
-        o[self.misc + 1] = 1.0 if state.final_left >= 0 else 0.0
-        o[self.misc + 2] = state.passes / state.num_players
+        ob = b.ob
+        p, m = self._turn_at, self._misc_at
+        ob[p : p + self._turn_len] = self._turn_rows[(state.phase_id * 4 + state.dig_left) * 2 + state.covered]
+        ob[m : m + 8] = self._misc_rows[state.num_players][state.passes * 2 + (state.final_left >= 0)]
         arr = b.arr.copy()  # the caller's own array
         if self.action_features is not None and state.current_player() == seat:
             vals = action_values(state)
@@ -212,18 +224,18 @@ class MetromaniaEncoder(Encoder):
 class _Board:
     """One seat's entries and how much of the state they show (see ``_catch_up``)."""
 
-    __slots__ = ("arr", "head", "lens", "o", "phase", "pos", "views")
+    __slots__ = ("arr", "head", "lens", "o", "ob", "pos", "views")
 
     def __init__(self, arr: np.ndarray):
         self.arr = arr
         self.o: Any = arr.data  # a memoryview: item writes into arr
+        self.ob: Any = self.o.cast("B")  # the same as bytes (slices of float32 bytes)
         # per line, the bases of its entries: (tunnels plane, edges plane, its row of the lines
         # block, "head of seat k" plane, "my line 0 / 1 head" plane or -1 for the other seats)
         self.views: list[tuple[int, int, int, int, int]] = []
         self.pos = 0  # entries of the rules' board_log written
         self.lens: list[int] = []  # per line, vertices written (its tunnels and edges: one fewer)
         self.head: list[int] = []  # per line, its head vertex written (-1: none)
-        self.phase = -1  # the phase entry ``encode`` set to 1 (-1: none yet)
 
 
 class _Cache:

@@ -70,6 +70,9 @@ Version history:
         The trip search finds the lines on fastest routes by walking back from the targets along
         the edges that are tight for the forward times, instead of a second Dijkstra and a pass
         over every ride (the same lines, times and routes; compared on 20,000 random networks).
+        The end trigger's new searches skip the remembered-answer checks already made; the
+        encoder writes the phase one-hot, the Dig entries, the final-round flag and the passes as
+        float32 bytes from tables (two slice writes).
     0.1.0 dev: components.json must give a change 1+ minutes (a 0-minute change let the trip
         search's route walk-back cycle; the shipped data uses 3, so play is unchanged).
 """
@@ -790,6 +793,10 @@ class MetromaniaState(State):
         known = self._reach_known(li, avoid_sides)
         if known is not None:
             return known
+        return self._new_reach(li, avoid_sides)
+
+    def _new_reach(self, li: int, avoid_sides: tuple[int, ...]) -> bool:
+        """``_some_gate_reachable`` by a new search (``_reach_known`` said None), remembered."""
         gate, path, visited = self._gate_search(li, avoid_sides)
         if gate >= 0:
             g = self.game.geo
@@ -1218,7 +1225,8 @@ class MetromaniaState(State):
                 self.phase_id = P_MARKER
                 return
             self._place_marker(q[0], t)
-        self._after_tunnel(li)
+        self._auto_station(li)  # MM-R52 step 3 (``_after_tunnel``)
+        self._continue_dig()  # step 4
 
     def _place_marker(self, m: int, t: int) -> None:
         self.marker_tri[m] = t
@@ -1234,7 +1242,7 @@ class MetromaniaState(State):
         """MM-R28/R29: after line li was extended from h, a meeting with another line at h makes a station."""
         vs = self.verts[li]
         h = vs[-2]
-        if h in self.has_station or len(vs) < 3 or self.supply <= 0:
+        if h in self.has_station or len(vs) < 3 or len(self.stations) >= self.game.supply0:  # MM-R29
             return
         lines = self.vert_lines[h]
         if len(lines) < 2:  # only line li at h
@@ -1286,7 +1294,7 @@ class MetromaniaState(State):
         for p in range(n):
             if eg[2 * p] >= 0 and eg[2 * p + 1] >= 0:
                 return True
-        if self.supply <= 0:
+        if len(self.stations) >= self.game.supply0:  # no supply left
             return True
         need = self.game.trigger_lines[n]
         done = 2 * n - eg.count(-1)  # finished lines
@@ -1311,11 +1319,11 @@ class MetromaniaState(State):
                     return True
             elif done + left < need:
                 return False
-        for li in unknown:
+        for li in unknown:  # ``_unfinishable_known`` said None: a started line, a new search
             if done + left < need:
                 return False
             left -= 1
-            if self.unfinishable(li):
+            if not self._new_reach(li, ()):
                 done += 1
                 if done >= need:
                     return True
