@@ -151,7 +151,7 @@ class _View:
         self.turn_rows = turn_rows  # the encoder's phase and flags rows for this player count (``_turn_row``)
         self.bag: tuple[int, ...] = ()
         self.table = 0  # entries of ``state.table_log`` (central spaces, display slots changed) written
-        self.taken: list[int] = [-1] * TAKEN
+        self.taken: tuple[int, ...] = ()  # (never the taken tokens)
         self.display: list[int] = [0] * DISPLAY
         self.seats = seats  # per position k (me first)
         # per seat m: (its ``_Seat``,): the only blocks PLACE and PLACE_CUBE by m (to move) can change
@@ -169,6 +169,7 @@ class HarmoniesEncoder(Encoder):
         self.bag = L.block("bag", 6)  # tokens left per colour / 23
         self.central = L.block("central", SPACES * 3 * 6)  # space, slot, colour one-hot
         self.taken = L.block("taken", TAKEN * 6)  # taken slot, colour one-hot (unplaced tokens)
+        self.taken_at = 4 * self.taken  # (in bytes)
         self.display = L.block("display", DISPLAY * 32)  # slot, animal card one-hot
         self.offers = L.block("my_spirit_offers", 2 * 10)  # own offers (HA-V2)
         self.boards = L.block("boards", MAX_PLAYERS * HEXES * HEX_FEATURES)  # me first
@@ -231,25 +232,23 @@ class HarmoniesEncoder(Encoder):
         loaded state starts without one) keeps per seat a ``_View``: the array and copies of what
         each block was written from, compared by value; the blocks that only the moves other than
         PLACE and PLACE_CUBE change are compared only after such a move (``state.shared_ver``)."""
-        n = state.num_players
         views = state.encoder_cache
         if views is None:
-            views = state.encoder_cache = [None] * n
+            views = state.encoder_cache = [None] * state.num_players
         v = views[seat]
         if v is None:
+            n = state.num_players
             v = views[seat] = _View(self._template(n), self._seats(n, seat), self._turn_rows.setdefault(n, {}))
-        o = v.o
         # the blocks below change only when ``state.shared_ver`` does (PLACE and PLACE_CUBE leave them)
         shared = v.shared != state.shared_ver
         if shared:
             v.shared = state.shared_ver
             self._shared_blocks(state, seat, v)
-        taken = state.taken
+        taken = tuple(state.taken)
         if v.taken != taken:
-            v.taken = taken[:]
-            key = tuple(taken)
-            at = 4 * self.taken
-            v.ob[at : at + 72] = TOKEN_BYTES.get(key) or tokens_row(key)  # TAKEN x 6 float32
+            v.taken = taken
+            at = self.taken_at
+            v.ob[at : at + 72] = TOKEN_BYTES.get(taken) or tokens_row(taken)  # TAKEN x 6 float32
         logs, all_places = state.hex_log, state.places
         # without a shared_ver bump since, only PLACE and PLACE_CUBE came: moves of the seat to move
         # (to_move changes only with a bump), so only its blocks can differ
@@ -274,10 +273,11 @@ class HarmoniesEncoder(Encoder):
                         ob[at : at + HEX_ROW] = HEX_BYTES[board[h]]
                 w.seen = len(log)
                 if cubed:  # the count changes only with a cube (logged)
-                    o[w.cubes_at] = state.cubes_on_board(p) / 20
+                    v.o[w.cubes_at] = state.cubes_on_board(p) / 20
             places = all_places[p]
             # the card places change only with a cube (logged) or a shared_ver bump (a card taken)
             if (shared or cubed) and w.places != places:
+                o = v.o
                 base = w.places_at
                 for c, (cid, left) in enumerate(places):
                     was = w.places[c]
@@ -296,7 +296,7 @@ class HarmoniesEncoder(Encoder):
                     v.ob[at : at + 4 * SCORE_PARTS] = POINT_BYTES.get(points) or point_bytes(points)
                     w.points = points
         if self.features is not None:
-            o[self.features : self.features + NUM_ACTIONS] = array("f", action_features(state, seat).tobytes())
+            v.o[self.features : self.features + NUM_ACTIONS] = array("f", action_features(state, seat).tobytes())
         return v.arr.copy()
 
     def _shared_blocks(self, state: HarmoniesState, seat: int, v: _View) -> None:
@@ -306,13 +306,12 @@ class HarmoniesEncoder(Encoder):
         ``state.table_log`` since, and the bag, by value, when something was: a token drawn logs
         its central space)."""
         o = v.o
-        n = state.num_players
         key = (state.phase_id, state.took, state.took_card, state.end_triggered)
         if v.turn != key:  # the phase one-hot and the flags: one cached row
             v.turn = key
             row = v.turn_rows.get(key)
             if row is None:
-                row = self._turn_row(n, key)
+                row = self._turn_row(state.num_players, key)
             o[self.phase : self.flags + 6] = row
         table = state.table_log
         if v.table != len(table):  # what changed on the table since, each once
@@ -342,6 +341,7 @@ class HarmoniesEncoder(Encoder):
                     for i, c in enumerate(state.offers[seat]):
                         o[self.offers + 10 * i + c - 33] = 1
                 else:  # TABLE_FIRST
+                    n = state.num_players
                     for k in range(n):
                         o[self.seats + 3 * k + 1] = 1.0 if (seat + k) % n == state.first else 0.0
             v.table = len(table)

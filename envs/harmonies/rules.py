@@ -91,7 +91,8 @@ Version history:
         trees by the hex's own change (``tree_value``) and keeps ``points`` (``kept_points``, read by
         the encoder) when the cards' part is kept; masks are made with a dtype instance. The encoder
         rewrites a logged hex's whole row from one of 30 prebuilt rows (``HEX_BYTES``; no board
-        copy per view); ``place_gains`` makes its per-hex dict only when it runs.
+        copy per view); ``place_gains`` makes its per-hex dict only when it runs. The encoder keeps
+        the taken tokens it wrote as the tuple it looks their rows up by.
 """
 
 from __future__ import annotations
