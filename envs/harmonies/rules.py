@@ -92,7 +92,8 @@ Version history:
         the encoder) when the cards' part is kept; masks are made with a dtype instance. The encoder
         rewrites a logged hex's whole row from one of 30 prebuilt rows (``HEX_BYTES``; no board
         copy per view); ``place_gains`` makes its per-hex dict only when it runs. The encoder keeps
-        the taken tokens it wrote as the tuple it looks their rows up by.
+        the taken tokens it wrote as the tuple it looks their rows up by. ``is_legal_chance`` tests a
+        token draw without the ``chance_kind`` call.
 """
 
 from __future__ import annotations
@@ -754,9 +755,9 @@ class HarmoniesState(State):
     def is_legal_chance(self, outcome: Any) -> bool:
         if outcome.__class__ is not int:
             return False
-        k = self.chance_kind()
-        if k == K_TOKEN:
+        if self.filling:  # chance_kind() == K_TOKEN (its first test, the usual node)
             return 0 <= outcome < 6 and self.bag[outcome] > 0
+        k = self.chance_kind()
         if k == K_CARD:
             return outcome in self.deck
         if k == K_SPIRIT:
