@@ -39,6 +39,7 @@ class MetromaniaEncoder(Encoder):
             self.action_features = "action_features"
             self.features = L.block("action_features", self.game.num_actions)
         self._arange_t = np.arange(self.nt)
+        self.tunnels = self.game.tunnels
         # the turn counters as float32 bytes, written whole (``encode``): the phase one-hot and the
         # dig entries (adjacent blocks) per (phase, tunnels left in the Dig, covered); the final
         # round flag and the passes per (player count, passes, final round)
@@ -162,13 +163,17 @@ class MetromaniaEncoder(Encoder):
                 o[lb] = o[lb + 3 + self.white_side[sg]] = 1.0
                 o[self.white_free + self.white_gates[sg]] = 0.0
                 k = 1
-            for t in state.tris[li][k - 1 :]:
-                o[tb + t] = 1.0
-            for e in state.line_edges[li][k - 1 :]:
-                o[eb + e] = 1.0
+            if k == len(vs) - 1:  # the usual news: one tunnel, one edge
+                o[tb + state.tris[li][-1]] = 1.0
+                o[eb + state.line_edges[li][-1]] = 1.0
+            else:
+                for t in state.tris[li][k - 1 :]:
+                    o[tb + t] = 1.0
+                for e in state.line_edges[li][k - 1 :]:
+                    o[eb + e] = 1.0
             b.lens[li] = len(vs)
         # the unused count (``state.unused``) and the head (none once the line has ended)
-        tunnels = self.game.tunnels
+        tunnels = self.tunnels
         eg = state.end_gate[li]
         if eg >= 0:
             o[lb + 1] = 1.0
@@ -206,8 +211,14 @@ class MetromaniaEncoder(Encoder):
         if b is None:
             b = self._board(state, seat)
         log = state.board_log
-        if b.pos < len(log):
-            self._catch_up(b, state, seat, log)
+        pos = b.pos
+        if pos < len(log):
+            e = log[pos]
+            if pos + 1 == len(log) and e < LOG_STATION:  # the usual news: one line grew
+                b.pos = pos + 1
+                self._line(b, state, e)
+            else:
+                self._catch_up(b, state, seat, log)
         ob = b.ob
         p, m = self._turn_at, self._misc_at
         ob[p : p + self._turn_len] = self._turn_rows[(state.phase_id * 4 + state.dig_left) * 2 + state.covered]

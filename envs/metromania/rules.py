@@ -73,6 +73,9 @@ Version history:
         The end trigger's new searches skip the remembered-answer checks already made; the
         encoder writes the phase one-hot, the Dig entries, the final-round flag and the passes as
         float32 bytes from tables (two slice writes).
+        The EXTEND mask reads its steps as actions (``extend_actions``); the end trigger asks a
+        started line's remembered search directly; the encoder takes the usual news (one line
+        grew by one tunnel) without the log loop or slices.
     0.1.0 dev: components.json must give a change 1+ minutes (a 0-minute change let the trip
         search's route walk-back cycle; the shipped data uses 3, so play is unchanged).
 """
@@ -345,6 +348,17 @@ def extend_steps() -> list[tuple[tuple[int, int, int, int], ...]]:
                         steps.append((2 * d, g.nbr[k], g.tri_left[k], g.tri_right[k]))
                 out.append(tuple(steps))
     return out
+
+
+@cache
+def extend_actions() -> tuple[list[tuple[tuple[int, int, int, int], ...]], ...]:
+    """``extend_steps`` as EXTEND actions: per line ln of a seat (0, 1), per row, the steps as
+    (next vertex, triangle left, triangle right, the action onto the left one; the right one's
+    is the next)."""
+    return tuple(
+        [tuple((w, t0, t1, A_EXTEND + 12 * ln + off) for off, w, t0, t1 in row) for row in extend_steps()]
+        for ln in (0, 1)
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -1094,10 +1108,10 @@ class MetromaniaState(State):
         """Set the EXTEND entries of the mask (``out``: a memoryview of it; item writes through it
         are cheaper than numpy indexing): ``tunnel_legal`` for every (line, direction, side), with
         the line-level checks done once per line and the geometric ones (board edge, MM-R19's
-        turns) read from ``extend_steps``. Returns whether any is legal."""
+        turns) read from ``extend_steps`` (as actions: ``extend_actions``). Returns whether any is legal."""
         opn = self.open
         tunnels = self.game.tunnels
-        steps = extend_steps()
+        actions = extend_actions()
         # a destination (MM-R23, MM-R25): none once one was covered in this action; else whether
         # p holds a marker for it
         cover = not self.covered
@@ -1110,18 +1124,17 @@ class MetromaniaState(State):
                 continue
             own = self.vset[li]
             h = vs[-1]
-            base = A_EXTEND + 12 * ln
-            for off, w, t0, t1 in steps[(h * 7 + self.last_d[li] + 1) * 2 + (h in self.has_station)]:
+            for w, t0, t1, a in actions[ln][(h * 7 + self.last_d[li] + 1) * 2 + (h in self.has_station)]:
                 if w in own:  # MM-R18
                     continue
                 # side 0 (left), side 1 (right): a free triangle (MM-R17, MM-R22), blank or a destination
                 c = opn[t0]
                 if c == OPEN_BLANK or (c and cover and self._coverable(p, t0)):
-                    out[base + off] = 1
+                    out[a] = 1
                     found = True
                 c = opn[t1]
                 if c == OPEN_BLANK or (c and cover and self._coverable(p, t1)):
-                    out[base + off + 1] = 1
+                    out[a + 1] = 1
                     found = True
         return found
 
@@ -1305,10 +1318,16 @@ class MetromaniaState(State):
         # settled (``left``: unfinished lines not looked at yet, which could still count)
         left = 2 * n - done
         unknown = []
+        verts, tunnels = self.verts, self.game.tunnels
         for li in range(2 * n):
             if eg[li] >= 0:
                 continue
-            known = self._unfinishable_known(li)
+            vs = verts[li]
+            if vs and tunnels - len(vs) >= 1:  # ``_unfinishable_known`` of a line with tunnels left
+                reach = self._reach_known(li, ())
+                known = None if reach is None else not reach
+            else:
+                known = self._unfinishable_known(li)
             if known is None:
                 unknown.append(li)
                 continue
