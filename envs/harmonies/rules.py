@@ -93,7 +93,10 @@ Version history:
         rewrites a logged hex's whole row from one of 30 prebuilt rows (``HEX_BYTES``; no board
         copy per view); ``place_gains`` makes its per-hex dict only when it runs. The encoder keeps
         the taken tokens it wrote as the tuple it looks their rows up by. ``is_legal_chance`` tests a
-        token draw without the ``chance_kind`` call.
+        token draw without the ``chance_kind`` call. A yellow or blue token updates the fields and
+        the water from the hex's neighbours where they decide it (``fields_after``: no yellow
+        neighbour, one lone one, or neighbours in one unbroken arc, ``arcs``; ``water_after``: side
+        A, a blue hex without blue neighbours beside another river), else counts them in full.
 """
 
 from __future__ import annotations
@@ -306,6 +309,7 @@ class HarmoniesGame(Game):
         self._targets_memo: dict[tuple[int, ...], int] = {}  # (card, free cube hexes, needed codes' bits) -> targets
         self.nbr_bits = tuple(sum(1 << n for n in self.geo.adjacent[h]) for h in range(self.size))
         self.around_bits = tuple(b | 1 << h for h, b in enumerate(self.nbr_bits))  # a hex and its neighbours
+        self.arcs = [self._arcs(h) for h in range(self.size)]  # ``fields_after``
         # bitmasks over code indices: the codes a stack matches, the codes a card's pattern needs (a
         # token placed changes a card's cube targets only if the old or new stack matches one of them)
         self.stack_code_mask = tuple(sum(1 << i for i in codes) for codes in self.stack_codes)
@@ -324,6 +328,19 @@ class HarmoniesGame(Game):
         self.reach = side_reach(self.side)
         self._masks: dict[int, np.ndarray] = {}  # legal mask bits -> the (read-only) mask array
         self._starts: dict[int, HarmoniesState] = {}  # player count -> the first state (new_initial_state)
+
+    def _arcs(self, h: int) -> dict[int, int]:
+        """Per set of h's neighbours (a bitmask), in how many unbroken arcs around h they lie (two
+        neighbours in consecutive directions are next to each other: an arc is one group)."""
+        ring = self.geo.neighbours[h]  # by direction, -1 off the board
+        out = {}
+        for sub in range(1 << 6):
+            inside = [ring[d] >= 0 and bool(sub >> d & 1) for d in range(6)]
+            if any(sub >> d & 1 and ring[d] < 0 for d in range(6)):
+                continue  # not a set of neighbours on the board
+            starts = sum(1 for d in range(6) if inside[d] and not inside[d - 1])
+            out[sum(1 << ring[d] for d in range(6) if inside[d])] = starts or int(any(inside))
+        return out
 
     def mask_array(self, bits: int) -> np.ndarray:
         """``mask_of(bits)``, memoised: masks recur (about half of them in random play), so states
@@ -413,6 +430,31 @@ class HarmoniesGame(Game):
             if len(self._fields_memo) < MEMO_LIMIT:
                 self._fields_memo[yellow] = v
         return v
+
+    def fields_after(self, fields: int, h: int, yellow: int) -> int:
+        """``fields_of(yellow)`` where ``fields`` is ``fields_of`` of the same hexes without ``h`` (a
+        yellow token just placed there): decided from h's yellow neighbours where they tell (no
+        neighbour: a group of 1; one lone neighbour: a new group of 2; neighbours in one unbroken
+        arc around h: one group, already scoring, that h joins), else counted in full."""
+        if self.field_min != 2:  # (the cases below hold for groups of 2)
+            return self.fields_of(yellow)
+        near = self.nbr_bits[h] & yellow
+        if not near:
+            return fields
+        arcs = self.arcs[h][near]
+        if arcs == 1 and near & (near - 1):  # 2+ neighbours, each next to the next: one group of 2+
+            return fields
+        if arcs == 1:  # one neighbour n: a new field unless n already had a yellow neighbour
+            return fields if self.nbr_bits[near.bit_length() - 1] & yellow & ~(1 << h) else fields + self.field_pts
+        return self.fields_of(yellow)  # neighbours in 2+ arcs: maybe several groups joined
+
+    def water_after(self, water: int, h: int, blue: int) -> int:
+        """``water_of(blue)`` where ``water`` is ``water_of`` of the same hexes without ``h`` (a blue
+        token just placed there): side A, h without a blue neighbour while another blue hex lies
+        on the board: a river of 1 beside a river at least as long, the same points; else counted."""
+        if self.side == "A" and not self.nbr_bits[h] & blue and blue & ~(1 << h):
+            return water
+        return self.water_of(blue)
 
     def water_of(self, blue: int) -> int:
         """HA-R29 (side A): the longest river; HA-V1 (side B): islands; ``blue``: the blue hexes (a
@@ -1113,9 +1155,9 @@ class HarmoniesState(State):
         if IS_MOUNTAIN[old] or IS_MOUNTAIN[new]:
             mountains = g.mountains_in(sb, every)
         if colour == YELLOW:  # HA-R6, HA-R7: yellow lies on an empty space, and nothing on it
-            fields = g.fields_of(top_bits(sb, YELLOW))
+            fields = g.fields_after(fields, h, top_bits(sb, YELLOW))
         elif colour == BLUE:  # the same for blue
-            water = g.water_of(top_bits(sb, BLUE))
+            water = g.water_after(water, h, top_bits(sb, BLUE))
         if IS_BUILDING[old] or IS_BUILDING[new]:
             buildings = g.buildings_in(sb, every)
         elif TOP[old] != TOP[new]:  # a building next to h sees another top colour

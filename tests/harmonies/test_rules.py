@@ -716,3 +716,17 @@ def test_heuristic_beats_random_in_a_few_games():
                 st.apply_action(choose(bots[st.current_player()], st, st.current_player(), rng))
         wins += st.winners() == [0]
     assert wins >= 5
+
+
+@pytest.mark.parametrize("side", ["A", "B"])
+def test_fields_and_water_after_a_token_match_a_full_count(side):
+    """HA-R27, HA-R29, HA-V1: the points kept after a yellow or blue token (``fields_after``,
+    ``water_after``) equal the full count, on random sets of hexes of either side."""
+    g = HarmoniesGame(board_side=side)
+    rng = np.random.default_rng(3)
+    for _ in range(5000):
+        hexes = rng.permutation(g.size)[: rng.integers(1, 14)].tolist()
+        h, before = hexes[0], sum(1 << x for x in hexes[1:])
+        after = before | 1 << h
+        assert g.fields_after(g.fields_of(before), h, after) == g.fields_of(after)
+        assert g.water_after(g.water_of(before), h, after) == g.water_of(after)
