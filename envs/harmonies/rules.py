@@ -97,6 +97,8 @@ Version history:
         the water from the hex's neighbours where they decide it (``fields_after``: no yellow
         neighbour, one lone one, or neighbours in one unbroken arc, ``arcs``; ``water_after``: side
         A, a blue hex without blue neighbours beside another river), else counts them in full.
+        ``mask_of`` reads the digits from ``bin`` (no fixed-width format); the legal mask tests the
+        TURN phase first.
 """
 
 from __future__ import annotations
@@ -138,7 +140,7 @@ A_SPIRIT = 186
 A_DISCARD = 188
 A_DECLINE = 191
 NUM_ACTIONS = 192
-MASK_FORMAT = f"0{NUM_ACTIONS}b"  # the binary digits of a mask's bits (mask_of)
+MASK_TOP = 1 << NUM_ACTIONS  # bin(bits | MASK_TOP): "0b1", then every action's digit (mask_of)
 MASK_DIGITS = bytes.maketrans(b"01", b"\x00\x01")  # the legal mask is built as an int (bit a = action a)
 MASK_DTYPE = np.dtype(np.int8)  # (a dtype instance: np.frombuffer converts a type on every call)
 # ``HarmoniesState.table_log`` entries: central space s is s, display slot i is TABLE_DISPLAY + i,
@@ -162,7 +164,7 @@ def mask_of(bits: int) -> np.ndarray:
     """The int8 legal mask whose action ``a`` is set where bit ``a`` of ``bits`` is (via the binary
     digits, lowest bit first: the fastest conversion measured); read-only (it lies on a bytes
     object: ``mask_array`` shares it between states)."""
-    digits = format(bits, MASK_FORMAT)[::-1].encode().translate(MASK_DIGITS)
+    digits = bin(bits | MASK_TOP)[:2:-1].encode().translate(MASK_DIGITS)  # reversed, without "0b1"
     return np.frombuffer(digits, MASK_DTYPE)
 
 
@@ -917,11 +919,10 @@ class HarmoniesState(State):
     def _legal_mask(self) -> np.ndarray:
         bits = 0  # bit a = action a (mask_of)
         p = self.to_move
-        ph = self.phase_id
-        if ph == P_CHOOSE_SPIRIT:
-            return self.game.mask_array(((1 << len(self.offers[p])) - 1) << A_SPIRIT)
-        if ph == P_SOLO_DISCARD:
-            for i, c in enumerate(self.display):
+        if self.phase_id != P_TURN:  # the two other decisions
+            if self.phase_id == P_CHOOSE_SPIRIT:
+                return self.game.mask_array(((1 << len(self.offers[p])) - 1) << A_SPIRIT)
+            for i, c in enumerate(self.display):  # P_SOLO_DISCARD
                 if c:
                     bits |= 1 << (A_DISCARD + i)
             return self.game.mask_array(bits | 1 << A_DECLINE)
