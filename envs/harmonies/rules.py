@@ -98,7 +98,8 @@ Version history:
         neighbour, one lone one, or neighbours in one unbroken arc, ``arcs``; ``water_after``: side
         A, a blue hex without blue neighbours beside another river), else counts them in full.
         ``mask_of`` reads the digits from ``bin`` (no fixed-width format); the legal mask tests the
-        TURN phase first.
+        TURN phase first. A token that changes no part of the board points keeps the points tuple
+        (``_points_after`` hands back the one before): the kept points and the encoder's copy hold on.
 """
 
 from __future__ import annotations
@@ -1134,12 +1135,14 @@ class HarmoniesState(State):
                         touched = True
             if touched:  # the mask's PLACE_CUBE bits, only when a card's targets changed
                 self._set_cube_mask(p)
-        board_points = self._points_after(p, h, old, new, colour)
+        before = self._points_cache[p][0]
+        board_points = self._points_after(p, h, old, new, colour)  # ``before`` itself when no part changed
         self._points_cache[p] = (board_points, None)  # (``place_gains`` makes the dict when it needs one)
         if g.spirits:  # a completed spirit scores the board
-            self._card_points[p] = None
-        cards = self._card_points[p]  # ``points`` now (``_count_points``), unless the cards' part waits
-        self.kept_points[p] = None if cards is None else board_points + cards
+            self._card_points[p] = self.kept_points[p] = None
+        elif board_points is not before or self.kept_points[p] is None:  # else the kept tuple holds on
+            cards = self._card_points[p]  # ``points`` now (``_count_points``), unless the cards' part waits
+            self.kept_points[p] = None if cards is None else board_points + cards
         self.taken[t] = -1
         if not sb[EMPTY]:  # ``_settle``'s own test (``took`` is set): an empty space takes any token
             self._settle()
@@ -1147,10 +1150,12 @@ class HarmoniesState(State):
     def _points_after(self, p: int, h: int, old: int, new: int, colour: int) -> tuple[int, int, int, int, int]:
         """``board_points`` of seat ``p`` after its hex ``h`` went from stack ``old`` to ``new`` (a
         ``colour`` token; ``sbits`` already updated): the parts the token can change are counted
-        again in full, the others kept."""
+        again in full, the others kept; the tuple before itself when no part changed (the points
+        kept, and the encoder's copy of them, hold on)."""
         g = self.game
         sb = self.sbits[p]
-        trees, mountains, fields, buildings, water = self._points_cache[p][0]
+        before = self._points_cache[p][0]
+        trees, mountains, fields, buildings, water = before
         every = g.geo.all_bits
         trees += g.tree_value[new] - g.tree_value[old]  # HA-R25: a tree scores by its own height alone
         if IS_MOUNTAIN[old] or IS_MOUNTAIN[new]:
@@ -1165,7 +1170,8 @@ class HarmoniesState(State):
             near = sb[BUILDING_STACKS[0]] | sb[BUILDING_STACKS[1]] | sb[BUILDING_STACKS[2]]  # the 3 building stacks
             if near & g.nbr_bits[h]:
                 buildings = g.buildings_in(sb, every)
-        return trees, mountains, fields, buildings, water
+        after = (trees, mountains, fields, buildings, water)
+        return before if after == before else after
 
     def _take_card(self, i: int) -> None:
         p = self.to_move
