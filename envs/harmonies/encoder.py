@@ -139,7 +139,7 @@ class _View:
         "movers",
     )
 
-    def __init__(self, template: array, seats: list[_Seat], turn_rows: dict[tuple, array]):
+    def __init__(self, template: array, seats: list[_Seat], turn_rows: dict[int, array]):
         # a copy of the encoder's starting array for n players, written through a memoryview (its item
         # writes skip the argument parsing of array('f')'s; the same float32 roundings)
         buf = template[:]
@@ -147,7 +147,7 @@ class _View:
         self.o: memoryview[float] = self.ob.cast("f")  # (typed as float items)
         self.arr = np.frombuffer(buf, np.float32)  # the same memory, for the copies handed out
         self.shared = -1  # ``state.shared_ver`` when last written (-1: never)
-        self.turn: tuple | None = None  # phase, took, took_card, end_triggered
+        self.turn = -1  # ``_turn_row``'s key: phase, took, took_card, end_triggered (-1: none)
         self.turn_rows = turn_rows  # the encoder's phase and flags rows for this player count (``_turn_row``)
         self.bag: tuple[int, ...] = ()
         self.table = 0  # entries of ``state.table_log`` (central spaces, display slots changed) written
@@ -184,7 +184,7 @@ class HarmoniesEncoder(Encoder):
         self._hex_index = np.arange(HEXES) * HEX_FEATURES  # offset of each hex in a board block
         self._templates: dict[int, array] = {}  # per player count: a view's array before any write
         assert self.flags == self.phase + NUM_PHASES  # one run: the phase one-hot, then the flags
-        self._turn_rows: dict[int, dict[tuple, array]] = {}  # per player count: ``_turn_row``'s rows
+        self._turn_rows: dict[int, dict[int, array]] = {}  # per player count: ``_turn_row``'s rows
 
     def _template(self, n: int) -> array:
         """The observation before anything of a state is written: the game's fixed flags, every
@@ -201,11 +201,11 @@ class HarmoniesEncoder(Encoder):
                     t[self.boards + (k * HEXES + h) * HEX_FEATURES + EMPTY] = 1
         return t
 
-    def _turn_row(self, n: int, key: tuple) -> array:
-        """The phase one-hot and the flags block (one run of floats) for ``key`` = (phase, took,
-        took_card, end_triggered) with ``n`` players, cached (``_View.turn_rows``)."""
+    def _turn_row(self, n: int, key: int) -> array:
+        """The phase one-hot and the flags block (one run of floats) for ``key`` = phase x 8 + took
+        x 4 + took_card x 2 + end_triggered with ``n`` players, cached (``_View.turn_rows``)."""
         row = zeros(NUM_PHASES + 6)
-        phase, took, took_card, end_triggered = key
+        phase, took, took_card, end_triggered = key >> 3, key >> 2 & 1, key >> 1 & 1, key & 1
         row[phase] = 1
         g = self.game
         for i, flag in enumerate((took, took_card, n == 1, g.spirits, g.side == "B", end_triggered)):
@@ -274,9 +274,9 @@ class HarmoniesEncoder(Encoder):
                 w.seen = len(log)
                 if cubed:  # the count changes only with a cube (logged)
                     v.o[w.cubes_at] = state.cubes_on_board(p) / 20
-            places = all_places[p]
             # the card places change only with a cube (logged) or a shared_ver bump (a card taken)
-            if (shared or cubed) and w.places != places:
+            if (shared or cubed) and w.places != all_places[p]:
+                places = all_places[p]
                 o = v.o
                 base = w.places_at
                 for c, (cid, left) in enumerate(places):
@@ -306,7 +306,7 @@ class HarmoniesEncoder(Encoder):
         ``state.table_log`` since, and the bag, by value, when something was: a token drawn logs
         its central space)."""
         o = v.o
-        key = (state.phase_id, state.took, state.took_card, state.end_triggered)
+        key = state.phase_id * 8 + state.took * 4 + state.took_card * 2 + state.end_triggered  # (bools: 0, 1)
         if v.turn != key:  # the phase one-hot and the flags: one cached row
             v.turn = key
             row = v.turn_rows.get(key)

@@ -100,6 +100,7 @@ Version history:
         ``mask_of`` reads the digits from ``bin`` (no fixed-width format); the legal mask tests the
         TURN phase first. A token that changes no part of the board points keeps the points tuple
         (``_points_after`` hands back the one before): the kept points and the encoder's copy hold on.
+        The encoder keys its phase and flags rows by one int.
 """
 
 from __future__ import annotations
