@@ -15,6 +15,7 @@ from .rules import LOG_LAYOUT, LOG_MARKER, LOG_STATION, NUM_MARKERS, MetromaniaG
 MAX_PLAYERS = 4
 SCORE_HALF = 10.0  # scores as s / (s + 10): in [0, 1) whatever the score
 FEATURE_SHIFT, FEATURE_SCALE = 3.0, 0.1  # action values v as (v + 3) / 10, clipped to [0.01, 1]
+_TURN_BYTES = 4 * (len(Phase) + 2)  # the phase one-hot and the Dig entries as float32 bytes (``encode``)
 
 
 class MetromaniaEncoder(Encoder):
@@ -38,7 +39,6 @@ class MetromaniaEncoder(Encoder):
         if self.game.options["action_features"]:
             self.action_features = "action_features"
             self.features = L.block("action_features", self.game.num_actions)
-        self._arange_t = np.arange(self.nt)
         self.tunnels = self.game.tunnels
         # the turn counters as float32 bytes, written whole (``encode``): the phase one-hot and the
         # dig entries (adjacent blocks) per (phase, tunnels left in the Dig, covered); the final
@@ -53,7 +53,7 @@ class MetromaniaEncoder(Encoder):
                     row[len(Phase) :] = [left / 3.0, 1.0 if covered else 0.0]
                     rows.append(row.tobytes())
         self._turn_rows = rows
-        self._turn_at, self._turn_len = 4 * self.phase, 4 * (len(Phase) + 2)  # byte offsets
+        self._turn_at = 4 * self.phase  # byte offset
         self._misc_rows = {
             n: [np.array([final, passes / n], np.float32).tobytes() for passes in range(n) for final in (0.0, 1.0)]
             for n in range(self.game.min_players, self.game.max_players + 1)
@@ -61,7 +61,6 @@ class MetromaniaEncoder(Encoder):
         self._misc_at = 4 * (self.misc + 1)
         self._fresh: dict[int, np.ndarray] = {}  # _new_board
         g = self.game.geo
-        self.white_side, self.white_gates, self.black_gates = g.white_side, g.white_gates, g.black_gates
         self.white_free, self.black_free = self.vert + 7 * self.nv, self.vert + 8 * self.nv  # the gates' planes
         self.gates = np.array(
             [self.vert + 7 * self.nv + v for v in g.white_gates] + [self.vert + 8 * self.nv + v for v in g.black_gates]
@@ -119,7 +118,7 @@ class MetromaniaEncoder(Encoder):
             elif e == LOG_LAYOUT:  # the layout, fixed from here on (its entries found once for every seat)
                 c = state.encoder_cache
                 if c.layout is None:
-                    c.layout = self.tri_kind + np.asarray(state.kinds) * self.nt + self._arange_t
+                    c.layout = self.tri_kind + np.asarray(state.kinds) * self.nt + np.arange(self.nt)
                 b.arr[c.layout] = 1
             else:  # LOG_DEAL: the marker owners
                 n = state.num_players
@@ -160,8 +159,9 @@ class MetromaniaEncoder(Encoder):
         if k < len(vs):
             if k == 0:  # the start
                 sg = state.start_gate[li]
-                o[lb] = o[lb + 3 + self.white_side[sg]] = 1.0
-                o[self.white_free + self.white_gates[sg]] = 0.0
+                g = self.game.geo
+                o[lb] = o[lb + 3 + g.white_side[sg]] = 1.0
+                o[self.white_free + g.white_gates[sg]] = 0.0
                 k = 1
             if k == len(vs) - 1:  # the usual news: one tunnel, one edge
                 o[tb + state.tris[li][-1]] = 1.0
@@ -177,7 +177,7 @@ class MetromaniaEncoder(Encoder):
         eg = state.end_gate[li]
         if eg >= 0:
             o[lb + 1] = 1.0
-            o[self.black_free + self.black_gates[eg]] = 0.0
+            o[self.black_free + self.game.geo.black_gates[eg]] = 0.0
             o[lb + 2] = (tunnels - len(vs) - 1) / tunnels
             h = -1
         elif vs:
@@ -221,7 +221,7 @@ class MetromaniaEncoder(Encoder):
                 self._catch_up(b, state, seat, log)
         ob = b.ob
         p, m = self._turn_at, self._misc_at
-        ob[p : p + self._turn_len] = self._turn_rows[(state.phase_id * 4 + state.dig_left) * 2 + state.covered]
+        ob[p : p + _TURN_BYTES] = self._turn_rows[(state.phase_id * 4 + state.dig_left) * 2 + state.covered]
         ob[m : m + 8] = self._misc_rows[state.num_players][state.passes * 2 + (state.final_left >= 0)]
         arr = b.arr.copy()  # the caller's own array
         if self.action_features is not None and state.current_player() == seat:

@@ -472,6 +472,58 @@ class MetromaniaGame(Game):
 class MetromaniaState(State):
     """One position of Metromania. Line id ``li = 2 * seat + ln``."""
 
+    # every field a slot: CPython 3.11 looks methods and attributes up fast only on an instance
+    # whose dict holds fewer than 30 names (this state has more), and on slots (``clone`` copies them)
+    __slots__ = (
+        "_dig_mask",
+        "_final",
+        "_gate_dist",
+        "_hands",
+        "_mask",
+        "_reach",
+        "_starts",
+        "black_used",
+        "board_log",
+        "cand",
+        "cand_view",
+        "covered",
+        "deal",
+        "dig_left",
+        "encoder_cache",
+        "end_gate",
+        "end_line",
+        "final_left",
+        "game",
+        "has_station",
+        "kinds",
+        "last_d",
+        "line_edges",
+        "marker_tri",
+        "num_players",
+        "open",
+        "owned",
+        "owner",
+        "passes",
+        "pending",
+        "perm",
+        "phase_id",
+        "placed",
+        "rots",
+        "score",
+        "start",
+        "start_gate",
+        "station_log",
+        "stations",
+        "to_move",
+        "tri_line",
+        "tri_marker",
+        "tris",
+        "vert_lines",
+        "verts",
+        "vset",
+        "white_used",
+    )
+
     game: MetromaniaGame
 
     def __init__(self, game: MetromaniaGame, num_players: int):
@@ -497,6 +549,7 @@ class MetromaniaState(State):
         self.final_left = -1  # turns left after the end trigger (MM-R39); -1 = not triggered
         self.passes = 0  # consecutive passes (MM-R39)
         self._mask = None
+        self.encoder_cache = None
         self._rebuild()
 
     # ------------------------------------------------------------ caches
@@ -583,7 +636,9 @@ class MetromaniaState(State):
 
     def clone(self) -> MetromaniaState:
         s = MetromaniaState.__new__(MetromaniaState)
-        s.__dict__.update(self.__dict__)
+        s.__dict__.update(self.__dict__)  # none but attributes set from outside
+        for k in MetromaniaState.__slots__:
+            setattr(s, k, getattr(self, k))
         s.perm, s.rots = list(self.perm), list(self.rots)
         s.start_gate, s.end_gate = list(self.start_gate), list(self.end_gate)
         s.verts = [list(v) for v in self.verts]
