@@ -10,10 +10,12 @@ same random stream (common random numbers), so candidates are compared on the sa
 plays the candidate whose playouts gave its seat the best mean ``score_returns()``, the
 heuristic's own choice on ties.
 
-With ``ties=True`` (bot spec ``rollout:N:ties``) the candidates are only the actions whose one-ply
-feature equals that of the heuristic's choice: the playouts break the ties the heuristic's own
-values leave open (a heuristic that draws among equally valued actions at random gains most), and
-the bot never plays an action its heuristic values lower. A noisy handful of playouts then cannot
+With ``ties=True`` (bot spec ``rollout:N:ties``) the candidates are only the actions whose action
+feature is the highest (the heuristic's choice among them when it is, else one of them at random):
+the playouts break the ties the features leave open (a heuristic that draws among equally valued
+actions at random gains most), and the bot never plays an action the features value lower. Where
+the features are the heuristic's own one-ply values that is the heuristic's choice and its equals;
+where they look further (Metromania's two-ply values) the bot follows them. A noisy handful of playouts then cannot
 pull it away from the heuristic's judgement, which makes it a cleaner imitation teacher. It needs a
 game with action features (``action_feature_offset``). The result is
 usually stronger than the heuristic it rolls out and much cheaper than a tree search; training
@@ -42,8 +44,8 @@ class RolloutBot:
         candidates: candidate actions per decision (the heuristic's choice and the best others by
             the game's action features, or random others).
         max_steps: a playout longer than this many decisions is scored where it stopped.
-        ties: candidates only among the actions tied with the heuristic's choice by the game's
-            one-ply action features (see the module docstring).
+        ties: candidates only among the actions the game's action features rank first, all equal
+            (see the module docstring).
         seed: seed of the bot's own random generator (determinizations, candidates, chance).
         name: label used by tournaments.
     """
@@ -97,10 +99,13 @@ class RolloutBot:
         first = int(self._heuristic(seat).act_state(state, seat))
         cands = [first]
         others = legal[legal != first]
-        if self.ties and len(others):  # only the actions the heuristic's one-ply values cannot tell apart
+        if self.ties and len(others):  # only the actions the action features rank first, all equal
             feats = np.asarray(state.observation(seat), np.float64)[self.game.action_feature_offset + legal]
-            mine = feats[legal == first][0]
-            others = legal[(feats == mine) & (legal != first)]
+            top = legal[feats == feats.max()]
+            if first not in top:  # the features see further than the heuristic: their best is the default
+                first = int(top[self.rng.integers(len(top))])
+                cands = [first]
+            others = top[top != first]
             if len(others) > self.candidates - 1:
                 others = self.rng.choice(others, size=self.candidates - 1, replace=False)
             cands += [int(a) for a in others]

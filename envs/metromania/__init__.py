@@ -3,7 +3,7 @@
 data/            component data (board, gates, districts, markers, scoring), validated by data.py
 geometry.py      the lattice, triangles, district slots and gates, built once from the data
 rules.py         Game + State (MM-R1 to MM-R55), the trip search
-evaluate.py      one-ply action values (heuristic bot and the action_features block)
+evaluate.py      one-ply action values (heuristic bot), two-ply ones (the action_features block)
 encoder.py       the observation (named blocks)
 bot.py           the heuristic
 render.py        render_text (ansi) and render_rgb (rgb_array)

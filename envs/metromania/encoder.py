@@ -9,12 +9,12 @@ from typing import Any
 import numpy as np
 
 from ..core.encoder import Encoder, Layout
-from .evaluate import action_values
+from .evaluate import turn_values
 from .rules import LOG_LAYOUT, LOG_MARKER, LOG_STATION, NUM_MARKERS, MetromaniaGame, MetromaniaState, Phase
 
 MAX_PLAYERS = 4
 SCORE_HALF = 10.0  # scores as s / (s + 10): in [0, 1) whatever the score
-FEATURE_SHIFT, FEATURE_SCALE = 3.0, 0.1  # action values v as (v + 3) / 10, clipped to [0.01, 1]
+FEATURE_SHIFT, FEATURE_SCALE = 3.0, 1 / 12  # two-ply action values v as (v + 3) / 12, clipped to [0.01, 1]
 _TURN_BYTES = 4 * (len(Phase) + 2)  # the phase one-hot and the Dig entries as float32 bytes (``encode``)
 
 
@@ -225,7 +225,7 @@ class MetromaniaEncoder(Encoder):
         ob[m : m + 8] = self._misc_rows[state.num_players][state.passes * 2 + (state.final_left >= 0)]
         arr = b.arr.copy()  # the caller's own array
         if self.action_features is not None and state.current_player() == seat:
-            vals = action_values(state)
+            vals = turn_values(state)
             of: Any = arr.data  # a memoryview: item writes into arr
             for a, av in vals.items():  # legal actions only; illegal ones stay 0
                 of[self.features + a] = min(1.0, max(0.01, (av + FEATURE_SHIFT) * FEATURE_SCALE))

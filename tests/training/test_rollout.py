@@ -100,13 +100,17 @@ class _FeatureNimState(TinyNimState):
         return o
 
 
-@pytest.mark.parametrize("feats,pile,expected", [((0.5, 0.5, 0.0), 6, 1), ((0.5, 0.2, 0.5), 6, 0)])
-def test_rollout_ties_chooses_only_among_the_heuristics_equals(feats, pile, expected):
+@pytest.mark.parametrize(
+    "feats,pile,expected", [((0.5, 0.5, 0.0), 6, 1), ((0.5, 0.2, 0.5), 6, 0), ((0.2, 0.2, 0.5), 6, 2)]
+)
+def test_rollout_ties_chooses_only_among_the_best_featured(feats, pile, expected):
     """``rollout:N:ties``: from 6 stones only taking 2 wins (the take-one playouts leave the last
     stone to the mover after an even remainder). With features (0.5, 0.5, 0) taking 2 is tied with
     the heuristic's take-one, and the bot finds it; with (0.5, 0.2, 0.5) it is valued lower, so the
     bot keeps to the tie {take 1, take 3} (both lose: the heuristic's own choice stays) where the
-    plain rollout bot would take 2."""
+    plain rollout bot would take 2. With (0.2, 0.2, 0.5) the features rank take-3 alone first, above
+    the heuristic's take-one: the bot follows the features (features that look further than the
+    heuristic, like Metromania's two-ply values, lead)."""
     game = _FeatureNim()
     game.FEATS = feats
     st = game.state_from_dict({"n": 2, "pile": pile, "turn": 0, "cards": [0, 1], "last": -1})
