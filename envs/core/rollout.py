@@ -15,10 +15,10 @@ feature is the highest (the heuristic's choice among them when it is, else one o
 the playouts break the ties the features leave open (a heuristic that draws among equally valued
 actions at random gains most), and the bot never plays an action the features value lower. Where
 the features are the heuristic's own one-ply values that is the heuristic's choice and its equals;
-where they look further (Metromania's two-ply values) the bot follows them. A noisy handful of playouts then cannot
-pull it away from the heuristic's judgement, which makes it a cleaner imitation teacher. It needs a
-game with action features (``action_feature_offset``). The result is
-usually stronger than the heuristic it rolls out and much cheaper than a tree search; training
+where they look further (Metromania's two-ply values) the bot follows them. A noisy handful of
+playouts then cannot pull it away from the features' judgement, which makes it a cleaner imitation
+teacher. It needs a game with action features (``action_feature_offset``). The result is usually
+stronger than the heuristic it rolls out and much cheaper than a tree search; training
 uses it as an imitation teacher (``bc.teacher_bot: rollout:N`` in a training config).
 
 The bot implements the Bot protocol with ``needs_state = True``: call it through
