@@ -88,6 +88,8 @@ class Results:
     wall_s: float = 0.0
     command: str = ""
     options: dict = field(default_factory=dict)
+    truncated: bool = False
+    """stopped at a deadline before all games were played (:func:`run_tournament`)"""
 
     def table(self) -> list[dict]:
         """Per-bot win rates with Wilson 95% intervals and OpenSkill ratings."""
@@ -131,6 +133,7 @@ class Results:
             "wall_s": self.wall_s,
             "command": self.command,
             "options": self.options,
+            "truncated": self.truncated,
             "table": self.table(),
             "games": self.games,
         }
@@ -199,11 +202,16 @@ def run_tournament(
     progress: bool = True,
     command: str = "",
     on_result: Callable[[dict], None] | None = None,
+    deadline: float | None = None,
 ) -> Results:
     """Play ``games`` games of ``env_id`` between ``bots`` and return the results.
 
     A bot is a spec string (see :mod:`.bots`) or a picklable factory ``(game, seat, seed) -> bot``.
     ``options=None`` plays with the options of the first neural bot's card (else the defaults).
+    ``deadline`` (a ``time.time()`` value): stop there and keep the games ``0..m-1`` with ``m`` the
+    longest run of finished game numbers, rounded down to whole seat rotations (a multiple of the
+    line-up's cycle), so that neither slow games nor a seat is left out selectively;
+    ``Results.truncated`` is then True.
     """
     options = dict(options) if options is not None else default_options(env_id, bots)
     game = make_game(env_id, **options)
@@ -236,7 +244,10 @@ def run_tournament(
         pool = None
     else:
         pool = mp.get_context("fork").Pool(workers, initializer=_init_worker, initargs=(env_id, options))
-        it = pool.imap_unordered(_play_one, tasks, chunksize=max(1, min(16, games // (workers * 8) or 1)))
+        # under a deadline, one game per task: what is kept is the prefix of finished game numbers
+        chunk = 1 if deadline is not None else max(1, min(16, games // (workers * 8) or 1))
+        it = pool.imap_unordered(_play_one, tasks, chunksize=chunk)
+    stopped = False
     try:
         for r in it:
             res.games.append(r)
@@ -244,13 +255,28 @@ def run_tournament(
                 on_result(r)
             if bar:
                 bar.update(1)
+            if deadline is not None and time.time() >= deadline and len(res.games) < games:
+                stopped = True
+                break
     finally:
         if pool is not None:
-            pool.close()
+            if stopped:
+                pool.terminate()
+            else:
+                pool.close()
             pool.join()
         if bar:
             bar.close()
     res.games.sort(key=lambda r: r["game"])
+    if stopped:
+        done = {r["game"] for r in res.games}
+        m = 0
+        while m in done:
+            m += 1
+        cycle = len(bots) if len(bots) >= n else n * max(1, len(bots) - 1)
+        m -= m % cycle
+        res.games = res.games[:m]
+        res.truncated = True
     res.wall_s = time.time() - t0
     return res
 

@@ -121,3 +121,38 @@ def test_options_default_to_the_neural_bots_own(tiny_games, tmp_path):
 
     with pytest.raises(CheckpointError, match="set action_features=True"):
         run_tournament("downforce_v0", ["neural", "random"], 2, options={}, workers=1, progress=False)
+
+
+class Slow(Always):
+    """Claims the win, slowly: games that outlast a deadline."""
+
+    name = "slow"
+
+    def act(self, obs):
+        import time
+
+        time.sleep(0.02)
+        return 0
+
+
+@pytest.mark.parametrize("n,bots", [(2, [Slow, Never]), (4, [Slow, Never, Never])])
+def test_deadline_keeps_a_seat_balanced_prefix(tiny_games, n, bots):
+    import time
+
+    res = run_tournament("claim_v0", bots, 2000, num_players=n, workers=2, progress=False, deadline=time.time() + 1.0)
+    m = len(res.games)
+    assert res.truncated and res.to_json()["truncated"] and 0 < m < 2000
+    assert [r["game"] for r in res.games] == list(range(m))  # the first m game numbers, none skipped
+    cycle = n * (len(bots) - 1) if len(bots) < n else len(bots)
+    assert m % cycle == 0  # whole seat rotations: the measured bot sat in every seat equally often
+    seats = [r["seats"].index(0) for r in res.games]
+    assert all(seats.count(s) == m // n for s in range(n))
+    slow = res.table()[0]
+    assert slow["seat_games"] == m and slow["win_rate"] == 1.0
+
+
+def test_no_deadline_hit_plays_every_game(tiny_games):
+    import time
+
+    res = run_tournament("claim_v0", [Always, Never], 50, workers=2, progress=False, deadline=time.time() + 600)
+    assert not res.truncated and len(res.games) == 50

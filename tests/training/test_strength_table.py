@@ -1,0 +1,69 @@
+"""benchmarks/strength_table.py: the per-game table of neural, search, IS-MCTS and heuristic bots."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _table():
+    spec = importlib.util.spec_from_file_location("strength_table", ROOT / "benchmarks" / "strength_table.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    return mod
+
+
+def test_rows_are_played_and_written(tmp_path, capsys):
+    table = _table()
+    out = tmp_path / "st"
+    argv = ["--envs", "challengers_v0", "--rows", "search-neural,neural-heuristic,mcts-heuristic", "--search", "4"]
+    argv += ["--search-games", "4", "--heuristic-games", "2", "--mcts", "3", "--mcts-games", "2", "--time-games", "1"]
+    assert table.main(argv + ["--workers", "1", "--out", str(out), "--no-progress"]) == 0
+    data = json.loads((out / "strength.json").read_text())
+    rows = {r["row"]: r for r in data["rows"]}
+    assert rows["search-neural"]["bots"] == ["neural+search:4", "neural"] and rows["search-neural"]["games"] == 4
+    assert rows["neural-heuristic"]["bots"] == ["neural", "heuristic"] and rows["neural-heuristic"]["games"] == 2
+    assert rows["mcts-heuristic"]["bots"] == ["mcts:3", "heuristic"]
+    for r in rows.values():
+        first = r["table"][0]
+        assert not r["truncated"] and first["seat_games"] == r["games"] and 0 <= first["win_rate"] <= 1
+        assert (out / f"challengers_v0__{r['row']}.json").is_file()
+    t = data["search_timing"]["challengers_v0"]
+    assert t["decisions"] > 0 and t["s_per_decision"] > 0
+    md = (out / "table.md").read_text()
+    assert "| challengers_v0 | search-neural | neural+search:4 vs neural | 4 |" in md
+    assert "challengers_v0:" in md and "s over" in md
+
+
+def test_slow_mcts_games_use_the_smaller_budget():
+    table = _table()
+    import argparse
+
+    a = argparse.Namespace(
+        search=50, search_games=10, mcts=1000, mcts_games=100, slow_mcts={"hydropolis_v0"}, slow_mcts_sims=300,
+        slow_mcts_games=200, heuristic_games=7,
+    )  # fmt: skip
+    assert table.lineup_for("search-mcts", "hydropolis_v0", a) == (["neural+search:50", "mcts:300"], 200)
+    assert table.lineup_for("search-mcts", "challengers_v0", a) == (["neural+search:50", "mcts:1000"], 100)
+    assert table.lineup_for("search-heuristic", "challengers_v0", a) == (["neural+search:50", "heuristic"], 7)
+
+
+def test_past_the_deadline_rows_are_listed_as_not_run(tmp_path):
+    table = _table()
+    out = tmp_path / "st"
+    assert table.main(["--envs", "challengers_v0", "--deadline-s", "1e-9", "--out", str(out), "--no-progress"]) == 0
+    data = json.loads((out / "strength.json").read_text())
+    assert [r["status"] for r in data["rows"]] == ["not run", "not run"] and data["search_timing"] == {}
+    assert (
+        "| challengers_v0 | search-mcts | neural+search:100 vs mcts:1000 | not run |" in (out / "table.md").read_text()
+    )
+
+
+def test_unknown_row_is_refused(tmp_path):
+    with pytest.raises(SystemExit):
+        _table().main(["--rows", "search-everything", "--out", str(tmp_path)])
