@@ -1,6 +1,10 @@
-"""Shared checks for the search-type bots' tests (test_search.py, test_rollout.py)."""
+"""Shared checks for the search-type bots' tests (test_search.py, test_rollout.py), and the loader of
+the benchmark scripts their tests import (test_bench_train.py, test_strength_table.py)."""
 
 from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
 
 import numpy as np
 
@@ -27,3 +31,12 @@ def assert_bot_decisions_legal(game, bots: list, rng: np.random.Generator, decis
             a = int(rng.choice(np.flatnonzero(mask)))
         st.apply_action(a)
         done += 1
+
+
+def load_benchmark(name: str):
+    """The module ``benchmarks/<name>.py`` of this checkout (benchmarks are scripts, not a package)."""
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    return mod

@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
+from checks import load_benchmark
 
 
 def _table():
-    spec = importlib.util.spec_from_file_location("strength_table", ROOT / "benchmarks" / "strength_table.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)  # type: ignore[union-attr]
-    return mod
+    return load_benchmark("strength_table")
 
 
 def test_rows_are_played_and_written(tmp_path, capsys):
