@@ -10,7 +10,10 @@ AlphaZero-style search (Silver et al. 2018) made to work for every BoardZoo game
 * at a decision node of seat ``p`` the candidates are the actions legal in this determinization;
   each is scored ``Q + c * P * sqrt(N) / (1 + n)`` where ``P`` is the policy's masked softmax over
   the legal actions of ``p``'s observation (computed when the node is first reached) and ``Q`` the
-  mean value for ``p`` of the child (unvisited children count ``fpu``, first-play urgency);
+  mean value for ``p`` of the child, min-max normalized over the values backed up in this
+  decision's tree (as MuZero does, so that a critic trained on score differences, whose values
+  span a few hundredths, steers the search as much as one trained on wins); an unvisited child
+  counts as the parent's mean value for ``p`` (first-play urgency, less ``fpu_reduction``);
 * a new leaf is evaluated by the value head for every seat (each seat's own observation: the
   critic's estimate of that seat's final reward) or, for a bot without a value head, by a random
   playout as in IS-MCTS; a finished game by ``returns()`` (or ``score_returns()`` for a bot trained
@@ -36,13 +39,14 @@ from .policy import NEG, NumpyPolicy, NumpyValue
 
 
 class _Node:
-    __slots__ = ("children", "prior", "visits", "value")
+    __slots__ = ("children", "prior", "visits", "value", "sums")
 
     def __init__(self) -> None:
         self.children: dict[int, _Node] = {}
         self.prior: np.ndarray | None = None  # the mover's masked softmax over all actions
         self.visits = 0
         self.value = 0.0  # sum of the values for the seat that moved into this node
+        self.sums: list[float] | None = None  # per seat sums of the values backed up through here
 
 
 class SearchBot:
@@ -54,7 +58,13 @@ class SearchBot:
         simulations: simulations per decision.
         seconds: optional wall-clock cap per decision (at least one simulation runs).
         c_puct: exploration constant.
-        fpu: value of an unvisited child for the seat to move there.
+        fpu: value of an unvisited child for the seat to move there (only with ``normalize=False``
+            and no ``fpu_reduction``: the search before 2026-12-05, ``c_puct=1.5``).
+        fpu_reduction: score an unvisited child as the parent's mean value for the mover minus this
+            (Leela Chess Zero's first-play urgency); with ``normalize`` None means 0.
+        normalize: min-max normalize every Q by the values backed up in this decision's tree
+            (MuZero), so the search does not depend on the value's scale (a score-trained critic's
+            values span a few hundredths; a win-trained one's, most of [-1, 1]).
         reward: ``win`` (``returns()``) or ``score`` (``score_returns()``): what the value learned.
         rollout_steps: decisions per random playout (bots without a value head).
         seed: the bot's own random generator.
@@ -68,8 +78,10 @@ class SearchBot:
         value: NumpyValue | None = None,
         simulations: int = 100,
         seconds: float | None = None,
-        c_puct: float = 1.5,
+        c_puct: float = 0.5,
         fpu: float = 0.0,
+        fpu_reduction: float | None = None,
+        normalize: bool = True,
         reward: str = "win",
         rollout_steps: int = 400,
         seed: int | None = None,
@@ -84,11 +96,16 @@ class SearchBot:
         self.seconds = seconds
         self.c = float(c_puct)
         self.fpu = float(fpu)
+        self.normalize = bool(normalize)
+        self._parent_fpu = self.normalize or fpu_reduction is not None
+        self.fpu_reduction = float(fpu_reduction or 0.0)
+        self._lo, self._hi = math.inf, -math.inf  # the values backed up in this decision's tree
         self.reward = reward
         self.rollout_steps = int(rollout_steps)
         self.rng = np.random.default_rng(seed)
         self.name = name
         self.last_simulations = 0  # simulations run for the last decision
+        self.last_visits: dict[int, int] = {}  # root action -> visits, for the last decision
 
     def reset(self) -> None:
         pass
@@ -104,9 +121,10 @@ class SearchBot:
         if len(legal) == 0:
             raise ValueError("SearchBot: no legal action in this state")
         if len(legal) == 1:
-            self.last_simulations = 0
+            self.last_simulations, self.last_visits = 0, {}
             return int(legal[0])
         root = _Node()
+        self._lo, self._hi = math.inf, -math.inf
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         k = 0
         while k < self.simulations:
@@ -115,6 +133,7 @@ class SearchBot:
             if deadline is not None and time.perf_counter() >= deadline:
                 break
         self.last_simulations = k
+        self.last_visits = {a: ch.visits for a, ch in root.children.items()}
         best, best_key = int(legal[0]), None
         for a in legal.tolist():
             ch = root.children.get(a)
@@ -149,13 +168,18 @@ class SearchBot:
             total = prior.sum()
             prior = prior / total if total > 0 else np.full(len(legal), 1.0 / len(legal))
             sq = math.sqrt(max(node.visits, 1))
+            lo, span = (self._lo, self._hi - self._lo) if self.normalize and self._hi > self._lo else (0.0, 1.0)
+            if self._parent_fpu and node.sums is not None:
+                fpu = (node.sums[p] / node.visits - lo) / span - self.fpu_reduction
+            else:
+                fpu = self.fpu
             best_a, best_u = int(legal[0]), -math.inf
             for a, pr in zip(legal.tolist(), prior.tolist()):
                 ch = node.children.get(a)
                 if ch is None or ch.visits == 0:
-                    u = self.fpu + self.c * pr * sq
+                    u = fpu + self.c * pr * sq
                 else:
-                    u = ch.value / ch.visits + self.c * pr * sq / (1 + ch.visits)
+                    u = (ch.value / ch.visits - lo) / span + self.c * pr * sq / (1 + ch.visits)
                 if u > best_u:
                     best_a, best_u = a, u
             child = node.children.get(best_a)
@@ -165,6 +189,15 @@ class SearchBot:
             path.append((child, p))
             node = child
         root.visits += 1
+        if self.normalize:
+            self._lo = min(self._lo, min(values))
+            self._hi = max(self._hi, max(values))
+        if self._parent_fpu:
+            for nd in [root] + [nd for nd, _ in path]:
+                if nd.sums is None:
+                    nd.sums = list(values)
+                else:
+                    nd.sums = [a + b for a, b in zip(nd.sums, values)]
         for nd, p in path:
             nd.visits += 1
             nd.value += values[p]

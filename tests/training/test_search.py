@@ -123,3 +123,43 @@ def test_neural_search_bot_spec(tiny_run, tmp_path):
     for bad in ("neural+search:0", "neural+search:x", "neural+search:-3"):
         with pytest.raises(ConfigError, match="search budget"):
             check_spec(bad)
+
+
+def _affine(val, scale, shift):
+    """The value head ``scale * v + shift`` (its last layer rescaled)."""
+    (w1, b1), (w2, b2) = val.layers
+    return NumpyValue([w1.T, b1, (w2 * scale).T, b2 * scale + shift])
+
+
+def test_search_normalized_values_ignore_the_value_scale(tiny_games):
+    """``normalize``: Q is min-max normalized over the values seen in the tree (MuZero), so a value
+    head trained on scores (any scale) searches as one trained on wins. Deep in a game, where no
+    simulation reaches the end, an affine change of the value head leaves every visit count as it was;
+    without normalizing it changes them."""
+    game, st = _nim(tiny_games, 15)
+    rng = np.random.default_rng(5)
+    pol, val = _random_net(game, rng)
+    val = _affine(val, 8.0, 0.0)  # values spread enough to steer a few simulations
+    visits = {}
+    for norm in (True, False):
+        for label, v in (("as is", val), ("scaled", _affine(val, 0.02, 0.1))):
+            bot = SearchBot(pol, v, simulations=10, c_puct=0.5, normalize=norm, seed=0)
+            bot.act_state(st, 0)
+            assert sum(bot.last_visits.values()) == 9  # the first simulation evaluates the root
+            visits[norm, label] = bot.last_visits
+    assert visits[True, "as is"] == visits[True, "scaled"]
+    assert visits[False, "as is"] != visits[False, "scaled"]
+
+
+def test_search_first_play_urgency_from_the_parent(tiny_games):
+    """``fpu_reduction``: an unvisited child scores the parent's mean value for the mover minus the
+    reduction. A reduction larger than any normalized Q keeps a weak-prior search on the first child
+    it tried; without it the search tries the others too."""
+    game, st = _nim(tiny_games, 15)
+    pol, val = _uniform(game)
+    deep = SearchBot(pol, val, simulations=30, c_puct=0.1, normalize=True, fpu_reduction=2.0, seed=0)
+    deep.act_state(st, 0)
+    assert len(deep.last_visits) == 1 and sum(deep.last_visits.values()) == 29
+    wide = SearchBot(pol, val, simulations=30, c_puct=0.1, normalize=True, seed=0)
+    wide.act_state(st, 0)
+    assert len(wide.last_visits) == 3
