@@ -20,6 +20,13 @@ AlphaZero-style search (Silver et al. 2018) made to work for every BoardZoo game
   on scores); values are backed up per seat (max^n), so any number of players works;
 * the chosen action is the most visited legal root action.
 
+``root="gumbel"`` replaces PUCT at the root by sequential halving (Gumbel AlphaZero, Danihelka et al.
+2022): the policy's top ``considered`` actions share the budget in rounds, each keeping the better
+half by ``logit + sigma(Q)``, so every considered action is searched however sure the prior is. A
+trained policy is often that sure (Challengers: 0.93-1.0 on its pick), and PUCT then plays the
+policy's move on 99% of decisions. ``prior_temperature`` divides the logits (Leela Chess Zero's
+policy softmax temperature) for the same reason, at every node.
+
 The budget is ``simulations`` per decision, optionally capped by ``seconds``; the bot never
 returns a masked action. Call it through ``boardzoo.envs.core.bots.choose`` (which hands it a
 state that hides the other seats' secrets) or ``act_state(state, seat)``.
@@ -65,6 +72,10 @@ class SearchBot:
         normalize: min-max normalize every Q by the values backed up in this decision's tree
             (MuZero), so the search does not depend on the value's scale (a score-trained critic's
             values span a few hundredths; a win-trained one's, most of [-1, 1]).
+        prior_temperature: divide the policy's logits by this before the softmax (every node).
+        root: ``puct``, or ``gumbel`` for sequential halving at the root (:meth:`_gumbel_root`).
+        considered, c_visit, c_scale, gumbel_scale: the ``gumbel`` root's number of actions searched,
+            ``sigma`` constants and Gumbel noise (0: the policy's top actions, deterministic play).
         reward: ``win`` (``returns()``) or ``score`` (``score_returns()``): what the value learned.
         rollout_steps: decisions per random playout (bots without a value head).
         seed: the bot's own random generator.
@@ -82,6 +93,12 @@ class SearchBot:
         fpu: float = 0.0,
         fpu_reduction: float | None = None,
         normalize: bool = True,
+        prior_temperature: float = 1.0,
+        root: str = "puct",
+        considered: int = 16,
+        c_visit: float = 50.0,
+        c_scale: float = 1.0,
+        gumbel_scale: float = 0.0,
         reward: str = "win",
         rollout_steps: int = 400,
         seed: int | None = None,
@@ -97,6 +114,15 @@ class SearchBot:
         self.c = float(c_puct)
         self.fpu = float(fpu)
         self.normalize = bool(normalize)
+        if not prior_temperature > 0:
+            raise ValueError("SearchBot: prior_temperature must be > 0")
+        self.prior_temperature = float(prior_temperature)
+        if root not in ("puct", "gumbel"):
+            raise ValueError("SearchBot: root must be puct or gumbel")
+        if considered < 2:
+            raise ValueError("SearchBot: considered must be >= 2")
+        self.root, self.considered = root, int(considered)
+        self.c_visit, self.c_scale, self.gumbel_scale = float(c_visit), float(c_scale), float(gumbel_scale)
         self._parent_fpu = self.normalize or fpu_reduction is not None
         self.fpu_reduction = float(fpu_reduction or 0.0)
         self._lo, self._hi = math.inf, -math.inf  # the values backed up in this decision's tree
@@ -126,6 +152,8 @@ class SearchBot:
         root = _Node()
         self._lo, self._hi = math.inf, -math.inf
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        if self.root == "gumbel":
+            return self._gumbel_root(root, state, seat, legal, deadline)
         k = 0
         while k < self.simulations:
             self._simulate(root, state.resample_hidden(seat, self.rng))
@@ -142,16 +170,79 @@ class SearchBot:
                 best, best_key = a, key
         return best
 
+    def _gumbel_root(self, root: _Node, state: State, seat: int, legal: np.ndarray, deadline: float | None) -> int:
+        """Sequential halving with Gumbel at the root (Danihelka et al. 2022, "Policy improvement by
+        planning with Gumbel"): the ``considered`` actions with the highest ``g + logit`` (``g`` Gumbel
+        noise times ``gumbel_scale``; 0 plays the policy's top actions) share the budget in
+        ``ceil(log2 m)`` phases, each phase keeping the better half by ``g + logit + sigma(q)``,
+        ``sigma(q) = (c_visit + max visits) * c_scale * q`` with ``q`` the child's mean value for the
+        seat, min-max normalized over this decision's tree (an unvisited child: the root's mean).
+        The prior may be so sure (a probability of 0.99) that PUCT never visits the rest; here
+        every considered action is searched, and ``sigma`` lets a clearly better value overrule it.
+        Below the root the search is PUCT."""
+        root.prior = self._prior(state, seat)
+        logits = np.log(np.maximum(root.prior[legal], 1e-30))
+        g = self.rng.gumbel(size=len(legal)) * self.gumbel_scale if self.gumbel_scale > 0 else np.zeros(len(legal))
+        m = min(self.considered, len(legal))
+        order = np.argsort(-(g + logits), kind="stable")[:m]
+        remaining = [int(i) for i in order]  # indices into legal
+        phases = max(1, math.ceil(math.log2(m)))
+        used = 0
+
+        def score(i: int) -> float:
+            lo, span = (self._lo, self._hi - self._lo) if self._hi > self._lo else (0.0, 1.0)
+            ch = root.children.get(int(legal[i]))
+            if ch is not None and ch.visits:
+                q = ch.value / ch.visits
+            elif root.sums is not None and root.visits:
+                q = root.sums[seat] / root.visits
+            else:
+                q = lo
+            nmax = max((c.visits for c in root.children.values()), default=0)
+            return float(g[i] + logits[i] + (self.c_visit + nmax) * self.c_scale * (q - lo) / span)
+
+        out = False
+        while len(remaining) > 1 and used < self.simulations and not out:
+            if len(remaining) == 2:  # the last phase spends what is left of the budget
+                per = math.ceil((self.simulations - used) / 2)
+            else:
+                per = max(1, self.simulations // (phases * len(remaining)))
+            for i in remaining:
+                for _ in range(per):
+                    if used >= self.simulations:
+                        break
+                    self._simulate(root, state.resample_hidden(seat, self.rng), first=int(legal[i]))
+                    used += 1
+                    if deadline is not None and time.perf_counter() >= deadline:
+                        out = True
+                        break
+                if out:
+                    break
+            remaining.sort(key=score, reverse=True)
+            remaining = remaining[: max(1, math.ceil(len(remaining) / 2))]
+        self.last_simulations = used
+        self.last_visits = {a: ch.visits for a, ch in root.children.items()}
+        return int(legal[max(remaining, key=score)])
+
     def _prior(self, s: State, p: int) -> np.ndarray:
-        z = self.policy.logits(s.observation(p))
+        z = self.policy.logits(s.observation(p)) / self.prior_temperature
         z = np.where(s.legal_mask() > 0, z, NEG)
         z = np.exp(z - z.max())
         return z / z.sum()
 
-    def _simulate(self, root: _Node, s: State) -> None:
+    def _simulate(self, root: _Node, s: State, first: int | None = None) -> None:
         node = root
         path: list[tuple[_Node, int]] = []
         while True:
+            if first is not None and node is root:  # the root's action is given (sequential halving)
+                p = s.current_player()
+                child = node.children.get(first)
+                if child is None:
+                    child = node.children[first] = _Node()
+                s.apply_action(first)
+                path.append((child, p))
+                node = child
+                continue
             p = s.current_player()
             if p == TERMINAL:
                 values = self._final(s)

@@ -41,7 +41,11 @@ def test_search_never_chooses_a_masked_action(env_id):
     game = make_game(env_id)
     rng = np.random.default_rng(1)
     pol, val = _random_net(game, rng)
-    bots = [SearchBot(pol, val, simulations=6, seed=2), SearchBot(pol, None, simulations=3, rollout_steps=20, seed=3)]
+    bots = [
+        SearchBot(pol, val, simulations=6, seed=2),
+        SearchBot(pol, None, simulations=3, rollout_steps=20, seed=3),
+        SearchBot(pol, val, simulations=8, root="gumbel", gumbel_scale=1.0, seed=4),
+    ]
     assert_bot_decisions_legal(game, bots, rng, decisions=12, every=3, label="search")
 
 
@@ -57,27 +61,66 @@ def _uniform(game):
     return pol, val
 
 
+@pytest.mark.parametrize("root", ["puct", "gumbel"])
 @pytest.mark.parametrize("pile,best", [(5, 0), (6, 1), (7, 2), (9, 0)])
-def test_search_finds_the_winning_move(tiny_games, pile, best):
+def test_search_finds_the_winning_move(tiny_games, pile, best, root):
     """Nim, take 1-3, last stone wins: leave a multiple of 4. A search that knows nothing but the
     rules (uniform prior, zero value) finds it from the game's end."""
     game, st = _nim(tiny_games, pile)
-    bot = SearchBot(*_uniform(game), simulations=400, seed=0)
+    bot = SearchBot(*_uniform(game), simulations=400, root=root, seed=0)
     assert bot.act_state(st, 0) == best
     assert bot.last_simulations == 400
 
 
-def test_search_respects_its_budget(tiny_games):
+@pytest.mark.parametrize("root", ["puct", "gumbel"])
+def test_search_respects_its_budget(tiny_games, root):
     game, st = _nim(tiny_games, 15)
-    bot = SearchBot(*_uniform(game), simulations=37, seed=0)
+    bot = SearchBot(*_uniform(game), simulations=37, root=root, seed=0)
     bot.act_state(st, 0)
     assert bot.last_simulations == 37
-    capped = SearchBot(*_uniform(game), simulations=10**9, seconds=0.05, seed=0)
+    assert sum(bot.last_visits.values()) == (36 if root == "puct" else 37)  # puct: the first evaluates the root
+    capped = SearchBot(*_uniform(game), simulations=10**9, seconds=0.05, root=root, seed=0)
     t = time.perf_counter()
     capped.act_state(st, 0)
     assert time.perf_counter() - t < 1.0 and 1 <= capped.last_simulations < 10**9
     with pytest.raises(ValueError):
         SearchBot(*_uniform(game), simulations=0)
+    for bad in ({"root": "alphabeta"}, {"considered": 1}, {"prior_temperature": 0.0}):
+        with pytest.raises(ValueError):
+            SearchBot(*_uniform(game), **bad)
+
+
+def _sure_of(game, action, pile, logit=8.0):
+    """A policy whose prior puts nearly all its mass on ``action`` at ``pile`` stones (the
+    observation's one-hot pile) and is uniform elsewhere; a zero value."""
+    pol, val = _uniform(game)
+    ((w, b),) = pol.layers
+    w = w.T.copy()
+    w[action, pile] = logit
+    return NumpyPolicy([w, b]), val
+
+
+def test_search_gumbel_root_overrules_a_sure_wrong_prior(tiny_games):
+    """Sequential halving at the root (``root="gumbel"``) searches every considered action, however
+    sure the prior, and plays the one whose value is clearly better: at a pile of 5 the prior takes 2
+    (probability 0.999, a loss against best play) but taking 1 wins. PUCT at the same budget
+    visits what the prior likes and keeps the losing move."""
+    game, st = _nim(tiny_games, 5)
+    pol, val = _sure_of(game, 1, 5)
+    gumbel = SearchBot(pol, val, simulations=200, root="gumbel", seed=0)
+    assert gumbel.act_state(st, 0) == 0
+    assert sorted(gumbel.last_visits) == [0, 1, 2] and min(gumbel.last_visits.values()) >= 200 // 6
+    puct = SearchBot(pol, val, simulations=200, seed=0)
+    assert puct.act_state(st, 0) == 1
+
+
+def test_search_prior_temperature_softens_the_prior(tiny_games):
+    game, st = _nim(tiny_games, 5)
+    pol, val = _sure_of(game, 1, 5, logit=4.0)
+    sure = SearchBot(pol, val, seed=0)._prior(st, 0)
+    soft = SearchBot(pol, val, prior_temperature=4.0, seed=0)._prior(st, 0)
+    assert sure[1] > soft[1] > 1 / 3 and np.isclose(soft[:3].sum(), 1.0)
+    np.testing.assert_allclose(soft[[0, 2]], (1 - soft[1]) / 2)
 
 
 def test_value_head_matches_the_training_critic(tiny_run, tmp_path):
