@@ -7,6 +7,9 @@
 Rows per game (``--rows``; each is one ``boardzoo eval`` line-up, seats rotated, 95% Wilson intervals,
 the first bot's win rate per seat against the even share ``1/n``):
 
+The search bot is ``neural+search:N`` (PUCT at the root) or, with ``--search-kind neural+gumbel``,
+the same search with a Gumbel root (sequential halving); below, ``neural+search`` stands for either.
+
 * ``search-neural``: ``neural+search:N`` against the plain ``neural`` bot (``--search-games``);
 * ``search-mcts``: ``neural+search:N`` against IS-MCTS, ``mcts:M`` (``--mcts``, ``--mcts-games``); for the
   games in ``--slow-mcts`` (where a game at M simulations takes over a minute) ``mcts:--slow-mcts-sims``
@@ -41,7 +44,7 @@ ROWS = ("search-neural", "search-mcts", "neural-heuristic", "search-heuristic", 
 
 def lineup_for(row: str, env_id: str, a: argparse.Namespace) -> tuple[list[str], int]:
     """The bot specs (first bot measured) and the number of games of ``row`` for ``env_id``."""
-    search = f"neural+search:{a.search}"
+    search = f"{a.search_kind}:{a.search}"
     slow = env_id in a.slow_mcts
     mcts = f"mcts:{a.slow_mcts_sims if slow else a.mcts}"
     mcts_games = a.slow_mcts_games if slow else a.mcts_games
@@ -54,8 +57,8 @@ def lineup_for(row: str, env_id: str, a: argparse.Namespace) -> tuple[list[str],
     }[row]
 
 
-def time_search(env_id: str, simulations: int, games: int, seed: int) -> tuple[float, int]:
-    """Mean wall seconds per decision of ``neural+search:simulations`` against the neural bot."""
+def time_search(env_id: str, simulations: int, games: int, seed: int, kind: str = "neural+search") -> tuple[float, int]:
+    """Mean wall seconds per decision of ``kind:simulations`` (a search bot) against the neural bot."""
     from boardzoo.envs import make_game
     from boardzoo.envs.core.arena import play_game
     from boardzoo.training.bots import default_options, make_bot
@@ -64,7 +67,7 @@ def time_search(env_id: str, simulations: int, games: int, seed: int) -> tuple[f
     n = type(game).default_players
     spent, count = 0.0, 0
     for g in range(games):
-        bot = make_bot(f"neural+search:{simulations}", game, 0, seed + g)
+        bot = make_bot(f"{kind}:{simulations}", game, 0, seed + g)
         inner = bot.act_state
 
         def timed(state: Any, seat: int, _inner: Any = inner) -> int:
@@ -103,7 +106,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--envs", default=None, help="comma list (default: every game with a shipped bot)")
     ap.add_argument("--rows", default="search-neural,search-mcts", help=f"comma list of {', '.join(ROWS)}")
-    ap.add_argument("--search", type=int, default=100, help="simulations of neural+search")
+    ap.add_argument("--search", type=int, default=100, help="simulations of the search bot")
+    ap.add_argument(
+        "--search-kind",
+        default="neural+search",
+        choices=("neural+search", "neural+gumbel"),
+        help="the search bot: PUCT at the root (neural+search) or a Gumbel root (neural+gumbel)",
+    )
     ap.add_argument("--search-games", type=int, default=1000)
     ap.add_argument("--mcts", type=int, default=1000, help="IS-MCTS simulations")
     ap.add_argument("--mcts-games", type=int, default=100)
@@ -153,14 +162,14 @@ def main(argv: list[str] | None = None) -> int:
         times = "".join(
             f"- {e}: {t['s_per_decision']:.3f} s over {t['decisions']} decisions\n" for e, t in timing.items()
         )
-        note = f"\nSearch bot seconds per decision (`neural+search:{a.search}` against the neural bot):\n\n"
+        note = f"\nSearch bot seconds per decision (`{a.search_kind}:{a.search}` against the neural bot):\n\n"
         (out / "table.md").write_text(head + markdown(done) + note + times)
 
     for env_id in envs:
         if a.time_games and (deadline is None or time.time() < deadline):
-            s, c = time_search(env_id, a.search, a.time_games, a.seed)
+            s, c = time_search(env_id, a.search, a.time_games, a.seed, a.search_kind)
             timing[env_id] = {"s_per_decision": s, "decisions": c}
-            print(f"{env_id}: neural+search:{a.search} takes {s:.3f} s per decision ({c} decisions)", flush=True)
+            print(f"{env_id}: {a.search_kind}:{a.search} takes {s:.3f} s per decision ({c} decisions)", flush=True)
         for row in rows:
             bots, games = lineup_for(row, env_id, a)
             entry: dict[str, Any] = {"env_id": env_id, "row": row, "bots": bots, "planned": games}

@@ -14,6 +14,9 @@ A bot spec is one of:
 ``neural+search[:N[:PATH]]`` PUCT search with N simulations (default 100) guided by the shipped (or
                             PATH's) bot: its policy as prior, its value head as leaf evaluation
                             (random playouts for a bot exported without one); :mod:`.search`
+``neural+gumbel[:N[:PATH]]`` the same search with a Gumbel root (sequential halving over the prior's
+                            top actions, as Gumbel AlphaZero): it spreads the budget over actions a
+                            confident prior would never let PUCT visit
 
 Every bot follows the one Bot protocol of ``boardzoo.envs.core.bots``; play them through
 ``core.bots.choose`` so state-reading bots see only a ``resample_hidden`` view.
@@ -29,7 +32,8 @@ from boardzoo.envs.core.bots import RandomBot
 from boardzoo.envs.core.mcts import MCTSBot
 from boardzoo.envs.core.rollout import RolloutBot
 
-KINDS = ("random", "heuristic", "mcts", "rollout", "neural", "neural+search")
+KINDS = ("random", "heuristic", "mcts", "rollout", "neural", "neural+search", "neural+gumbel")
+SEARCH_KINDS = {"neural+search": "puct", "neural+gumbel": "gumbel"}
 DEFAULT_MCTS_SIMULATIONS = 50
 DEFAULT_SEARCH_SIMULATIONS = 100
 DEFAULT_ROLLOUT_PLAYOUTS = 2
@@ -43,7 +47,7 @@ def check_spec(spec: str, key: str = "bot") -> None:
     if kind not in KINDS:
         raise ConfigError(
             f"{key}: unknown bot {spec!r}; use one of random, heuristic, mcts[:N], rollout[:N[:ties]], "
-            f"neural[:PATH], neural+search[:N[:PATH]]"
+            f"neural[:PATH], neural+search[:N[:PATH]], neural+gumbel[:N[:PATH]]"
         )
     if kind == "rollout" and ":" in arg:
         arg, _, mode = arg.partition(":")
@@ -53,10 +57,10 @@ def check_spec(spec: str, key: str = "bot") -> None:
         if not arg.isdigit() or int(arg) < 1:
             what = "MCTS budget" if kind == "mcts" else "number of playouts"
             raise ConfigError(f"{key}: {spec!r}: the {what} must be a positive integer")
-    if kind == "neural+search" and arg:
+    if kind in SEARCH_KINDS and arg:
         n = arg.partition(":")[0]
         if not n.isdigit() or int(n) < 1:
-            raise ConfigError(f"{key}: {spec!r}: the search budget must be a positive integer (neural+search:N[:PATH])")
+            raise ConfigError(f"{key}: {spec!r}: the search budget must be a positive integer ({kind}:N[:PATH])")
     if kind in ("random", "heuristic") and arg:
         raise ConfigError(f"{key}: {spec!r}: {kind} takes no argument")
 
@@ -80,7 +84,7 @@ def make_bot(spec: str, game: Any, seat: int, seed: int | None = None) -> Any:
             return RolloutBot(game, playouts=int(n) if n else DEFAULT_ROLLOUT_PLAYOUTS, seed=seed, ties=mode == "ties")
         except ValueError as e:
             raise ConfigError(f"bot {spec!r}: {e}") from None
-    if kind == "neural+search":
+    if kind in SEARCH_KINDS:
         from .botformat import read_bot
         from .search import search_bot
 
@@ -90,7 +94,13 @@ def make_bot(spec: str, game: Any, seat: int, seed: int | None = None) -> Any:
             _NEURAL_CACHE[skey] = read_bot(
                 path or game.env_id, env_id=game.env_id, options=game.options, any_options=True
             )
-        return search_bot(_NEURAL_CACHE[skey], simulations=int(n) if n else DEFAULT_SEARCH_SIMULATIONS, seed=seed)
+        return search_bot(
+            _NEURAL_CACHE[skey],
+            simulations=int(n) if n else DEFAULT_SEARCH_SIMULATIONS,
+            seed=seed,
+            root=SEARCH_KINDS[kind],
+            name=kind,
+        )
     from .export import load_bot  # torch only when a neural bot is asked for
 
     # The line-up's options are an explicit choice (the card's, or the user's --options): a bot may play
@@ -110,9 +120,9 @@ def default_options(env_id: str, specs: Any) -> dict:
 
     for spec in specs:
         kind = spec.partition(":")[0] if isinstance(spec, str) else None
-        if kind in ("neural", "neural+search"):
+        if kind == "neural" or kind in SEARCH_KINDS:
             arg = spec.partition(":")[2]
-            if kind == "neural+search":
+            if kind in SEARCH_KINDS:
                 arg = arg.partition(":")[2]
             opts = read_card(resolve(arg or env_id))["options"]
             if opts:

@@ -147,7 +147,10 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument(
         "--bots",
         default="neural,mcts,heuristic,random",
-        help="comma list of random, heuristic, mcts[:N], rollout[:N[:ties]], neural[:PATH], neural+search[:N[:PATH]]",
+        help=(
+            "comma list of random, heuristic, mcts[:N], rollout[:N[:ties]], neural[:PATH], "
+            "neural+search[:N[:PATH]], neural+gumbel[:N[:PATH]]"
+        ),
     )
     v.add_argument("--games", type=int, default=1000)
     v.add_argument("--players", type=int, default=None, help="default: the game's standard count")

@@ -1,4 +1,5 @@
-"""A search bot guided by a trained network: PUCT over the rules API (``neural+search[:N]``).
+"""A search bot guided by a trained network: PUCT over the rules API (``neural+search[:N]``; with a
+Gumbel root, ``neural+gumbel[:N]``).
 
 AlphaZero-style search (Silver et al. 2018) made to work for every BoardZoo game through the
 ``Game``/``State`` API only, with the hidden-information treatment of the IS-MCTS bot
@@ -21,8 +22,9 @@ AlphaZero-style search (Silver et al. 2018) made to work for every BoardZoo game
 * the chosen action is the most visited legal root action.
 
 ``root="gumbel"`` replaces PUCT at the root by sequential halving (Gumbel AlphaZero, Danihelka et al.
-2022): the policy's top ``considered`` actions share the budget in rounds, each keeping the better
-half by ``logit + sigma(Q)``, so every considered action is searched however sure the prior is. A
+2022; the bot spec ``neural+gumbel``): the policy's top ``considered`` actions share the budget in
+rounds, each keeping the better half by ``logit + sigma(Q)``, so every considered action is searched
+however sure the prior is. A
 trained policy is often that sure (Challengers: 0.93-1.0 on its pick), and PUCT then plays the
 policy's move on 99% of decisions. ``prior_temperature`` divides the logits (Leela Chess Zero's
 policy softmax temperature) for the same reason, at every node.

@@ -163,7 +163,12 @@ def test_neural_search_bot_spec(tiny_run, tmp_path):
     bot = make_bot(f"neural+search:50:{out}", game, 0, seed=1)
     assert isinstance(bot, SearchBot) and bot.simulations == 50 and bot.value_net is not None
     assert st.legal_mask()[choose(bot, st, 0, np.random.default_rng(0))]
-    for bad in ("neural+search:0", "neural+search:x", "neural+search:-3"):
+    assert bot.root == "puct" and bot.name == "neural+search"
+    gumbel = make_bot(f"neural+gumbel:40:{out}", game, 0, seed=1)
+    assert isinstance(gumbel, SearchBot) and gumbel.root == "gumbel" and gumbel.simulations == 40
+    assert gumbel.name == "neural+gumbel"
+    assert st.legal_mask()[choose(gumbel, st, 0, np.random.default_rng(0))]
+    for bad in ("neural+search:0", "neural+search:x", "neural+search:-3", "neural+gumbel:0", "neural+gumbel:y"):
         with pytest.raises(ConfigError, match="search budget"):
             check_spec(bad)
 

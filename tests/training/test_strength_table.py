@@ -40,11 +40,13 @@ def test_slow_mcts_games_use_the_smaller_budget():
 
     a = argparse.Namespace(
         search=50, search_games=10, mcts=1000, mcts_games=100, slow_mcts={"hydropolis_v0"}, slow_mcts_sims=300,
-        slow_mcts_games=200, heuristic_games=7,
+        slow_mcts_games=200, heuristic_games=7, search_kind="neural+search",
     )  # fmt: skip
     assert table.lineup_for("search-mcts", "hydropolis_v0", a) == (["neural+search:50", "mcts:300"], 200)
     assert table.lineup_for("search-mcts", "challengers_v0", a) == (["neural+search:50", "mcts:1000"], 100)
     assert table.lineup_for("search-heuristic", "challengers_v0", a) == (["neural+search:50", "heuristic"], 7)
+    a.search_kind = "neural+gumbel"
+    assert table.lineup_for("search-neural", "challengers_v0", a) == (["neural+gumbel:50", "neural"], 10)
 
 
 def test_past_the_deadline_rows_are_listed_as_not_run(tmp_path):
