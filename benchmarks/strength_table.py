@@ -103,6 +103,8 @@ def markdown(rows: list[dict]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from boardzoo.training.bots import SEARCH_KINDS
+
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--envs", default=None, help="comma list (default: every game with a shipped bot)")
     ap.add_argument("--rows", default="search-neural,search-mcts", help=f"comma list of {', '.join(ROWS)}")
@@ -110,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--search-kind",
         default="neural+search",
-        choices=("neural+search", "neural+gumbel"),
+        choices=tuple(SEARCH_KINDS),
         help="the search bot: PUCT at the root (neural+search) or a Gumbel root (neural+gumbel)",
     )
     ap.add_argument("--search-games", type=int, default=1000)

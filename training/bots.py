@@ -34,6 +34,10 @@ from boardzoo.envs.core.rollout import RolloutBot
 
 KINDS = ("random", "heuristic", "mcts", "rollout", "neural", "neural+search", "neural+gumbel")
 SEARCH_KINDS = {"neural+search": "puct", "neural+gumbel": "gumbel"}
+SPEC_FORMS = (
+    "random, heuristic, mcts[:N], rollout[:N[:ties]], neural[:PATH], "
+    "neural+search[:N[:PATH]], neural+gumbel[:N[:PATH]]"
+)  # every bot spec's form, for errors and help texts
 DEFAULT_MCTS_SIMULATIONS = 50
 DEFAULT_SEARCH_SIMULATIONS = 100
 DEFAULT_ROLLOUT_PLAYOUTS = 2
@@ -45,10 +49,7 @@ def check_spec(spec: str, key: str = "bot") -> None:
         raise ConfigError(f"{key}: a bot spec must be a non-empty string, got {spec!r}")
     kind, _, arg = spec.partition(":")
     if kind not in KINDS:
-        raise ConfigError(
-            f"{key}: unknown bot {spec!r}; use one of random, heuristic, mcts[:N], rollout[:N[:ties]], "
-            f"neural[:PATH], neural+search[:N[:PATH]], neural+gumbel[:N[:PATH]]"
-        )
+        raise ConfigError(f"{key}: unknown bot {spec!r}; use one of {SPEC_FORMS}")
     if kind == "rollout" and ":" in arg:
         arg, _, mode = arg.partition(":")
         if mode != "ties":

@@ -15,6 +15,7 @@ import shlex
 import sys
 
 from boardzoo.envs import BoardZooError
+from boardzoo.training.bots import SPEC_FORMS
 
 
 def _options(text: str | None) -> dict | None:
@@ -147,10 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument(
         "--bots",
         default="neural,mcts,heuristic,random",
-        help=(
-            "comma list of random, heuristic, mcts[:N], rollout[:N[:ties]], neural[:PATH], "
-            "neural+search[:N[:PATH]], neural+gumbel[:N[:PATH]]"
-        ),
+        help=f"comma list of {SPEC_FORMS}",
     )
     v.add_argument("--games", type=int, default=1000)
     v.add_argument("--players", type=int, default=None, help="default: the game's standard count")
