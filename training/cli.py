@@ -15,7 +15,7 @@ import shlex
 import sys
 
 from boardzoo.envs import BoardZooError
-from boardzoo.training.bots import SPEC_FORMS
+from boardzoo.training.bots import SEARCH_KINDS, SPEC_FORMS
 
 
 def _options(text: str | None) -> dict | None:
@@ -97,6 +97,30 @@ def cmd_eval(a: argparse.Namespace) -> None:
     print(f"results: {jp}  plot: {pp}")
 
 
+def cmd_distill(a: argparse.Namespace) -> None:
+    from .distill import distill
+
+    opponents = [o.strip() for o in a.opponents.split(",") if o.strip()]
+    card = distill(
+        a.bot,
+        a.out,
+        games=a.games,
+        opponents=opponents,
+        teacher=a.teacher,
+        simulations=a.simulations,
+        epochs=a.epochs,
+        lr=a.lr,
+        policy_weight=0.0 if a.value_only else 1.0,
+        workers=a.workers,
+        seed=a.seed,
+        data_path=a.data,
+        eval_games=a.eval_games,
+        progress=not a.no_progress,
+        command="boardzoo " + " ".join(shlex.quote(x) for x in a.argv),
+    )
+    print(f"distilled bot written to {a.out} (value head: {card['architecture']['value_head']})")
+
+
 def cmd_play(a: argparse.Namespace) -> None:
     from .play import play
 
@@ -159,6 +183,34 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--no-progress", action="store_true")
     v.set_defaults(fn=cmd_eval)
 
+    d = sub.add_parser(
+        "distill",
+        help="expert iteration: the bot's own search plays, its visit counts and the outcomes retrain the "
+        "bot's policy and value head (a new bot folder)",
+    )
+    d.add_argument("bot", help="bot folder or env id (the shipped bot)")
+    d.add_argument("--out", required=True, help="folder for the new bot")
+    d.add_argument("--games", type=int, default=400, help="games the teacher plays")
+    d.add_argument("--opponents", default="heuristic", help="comma list of bot specs the teacher plays (rotated)")
+    d.add_argument(
+        "--teacher",
+        choices=["neural", *sorted(SEARCH_KINDS)],
+        default="neural+search",
+        help="the bot's search (its visit counts are the targets) or the plain bot (with --value-only)",
+    )
+    d.add_argument("--simulations", type=int, default=100, help="the teacher's simulations per decision")
+    d.add_argument("--epochs", type=int, default=20)
+    d.add_argument("--lr", type=float, default=3e-4)
+    d.add_argument("--value-only", action="store_true", help="keep the policy exactly; fit only the value head")
+    d.add_argument(
+        "--data", default=None, help="npz of the recorded games: written after collecting, read if it exists"
+    )
+    d.add_argument("--eval-games", type=int, default=0, help="then measure vs random and heuristic over N games each")
+    d.add_argument("--workers", type=int, default=2)
+    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--no-progress", action="store_true")
+    d.set_defaults(fn=cmd_distill)
+
     pl = sub.add_parser("play", help="play in the terminal against bots")
     pl.add_argument("env_id")
     pl.add_argument("--players", type=int, default=None)
@@ -180,6 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # the command line, as recorded in results
     try:
         args.fn(args)
     except BoardZooError as e:

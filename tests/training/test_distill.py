@@ -1,0 +1,153 @@
+"""Expert iteration (``boardzoo distill``): the bot's search teaches its policy and value head."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from boardzoo.envs import ConfigError, make_game
+from boardzoo.training.botformat import read_bot
+from boardzoo.training.cli import main
+from boardzoo.training.distill import collect, distill
+from boardzoo.training.export import write_policy
+from boardzoo.training.policy import NumpyPolicy, NumpyValue
+
+# Nim (take 1-3, the last stone wins): from these piles the only winning move leaves a multiple of 4
+WINNING = {2: 1, 3: 2, 6: 1, 7: 2}
+
+
+@pytest.fixture
+def blank_bot(tiny_games, tmp_path):
+    """A tinynim_v0 bot that knows nothing: all weights zero (uniform policy; ties go to action 0)."""
+    game = make_game("tinynim_v0")
+    n, a, h = game.observation_size, game.num_actions, 8
+    params = [
+        np.zeros((h, n), np.float32),
+        np.zeros(h, np.float32),
+        np.zeros((a, h), np.float32),
+        np.zeros(a, np.float32),
+    ]
+    card = {
+        "env_id": game.env_id,
+        "version": type(game).version,
+        "options": dict(game.options),
+        "observation_shape": [n],
+        "num_actions": a,
+        "training": {"reward": "win"},
+    }
+    folder = tmp_path / "blank"
+    write_policy(params, "tanh", card, folder, onnx=False)
+    return folder
+
+
+def _greedy(folder, pile):
+    bot = read_bot(folder)
+    game = bot.game
+    st = game.state_from_dict({"n": 2, "pile": pile, "turn": 0, "cards": [0, 1], "last": -1})
+    return NumpyPolicy(bot.params, bot.arch["activation"]).act(st.observation(0), st.legal_mask()), bot, st
+
+
+def test_distill_teaches_the_policy_the_search_moves(blank_bot, tmp_path):
+    """The blank bot takes one stone everywhere (wrong from piles 3, 6 and 7); its search (random
+    playouts) finds the winning moves, and one distillation round puts them into the policy."""
+    assert sum(_greedy(blank_bot, p)[0] == m for p, m in WINNING.items()) <= 1
+    out = tmp_path / "distilled"
+    card = distill(
+        str(blank_bot),
+        out,
+        games=80,
+        opponents=["random"],
+        simulations=200,
+        epochs=40,
+        lr=1e-2,
+        workers=1,
+        seed=0,
+        progress=False,
+        log=lambda s: None,
+    )
+    right = {p: _greedy(out, p)[0] == m for p, m in WINNING.items()}
+    assert sum(right.values()) >= 3, right
+    d = card["training"]["distill"]
+    assert d["teacher"] == "neural+search:200" and d["games"] == 80 and d["opponents"] == ["random"]
+    assert d["fit"]["held_out"]["after"]["policy_ce"] < d["fit"]["held_out"]["before"]["policy_ce"]
+    assert card["architecture"]["value_head"] == {"hidden": [128, 128]}  # a new value head, fitted
+    _, bot, st = _greedy(out, 3)  # the mover wins from 3 stones, loses from 4
+    val = NumpyValue(bot.value_params, "tanh")
+    lose = bot.game.state_from_dict({"n": 2, "pile": 4, "turn": 0, "cards": [0, 1], "last": -1})
+    assert val.value(st.observation(0)) > val.value(lose.observation(0))
+    assert "strength" not in card  # the source bot's figures are not the new bot's
+
+
+def test_distill_value_only_keeps_the_policy_exactly(blank_bot, tmp_path):
+    src = read_bot(blank_bot)
+    src.tensors["layers.0.weight"][:] = np.random.default_rng(0).normal(size=src.tensors["layers.0.weight"].shape)
+    folder = tmp_path / "nonblank"
+    card = {k: src.card[k] for k in ("env_id", "version", "options", "observation_shape", "num_actions", "training")}
+    write_policy(src.params, "tanh", card, folder, onnx=False)
+    out = tmp_path / "valued"
+    distill(
+        str(folder),
+        out,
+        games=20,
+        opponents=["random"],
+        teacher="neural",
+        epochs=2,
+        policy_weight=0.0,
+        workers=1,
+        progress=False,
+        log=lambda s: None,
+    )
+    old, new = read_bot(folder), read_bot(out)
+    for k, v in old.tensors.items():
+        assert np.array_equal(new.tensors[k], v), k
+    assert new.value_params is not None and old.value_params is None
+
+
+def test_collect_records_the_teacher_seat_only_for_the_policy(blank_bot):
+    data = collect(str(blank_bot), 6, ["random", "heuristic"], simulations=20, workers=1, seed=1, progress=False)
+    assert len(data["pol_obs"]) == len(data["pol_target"]) == len(data["pol_mask"]) > 0
+    assert np.allclose(data["pol_target"].sum(1), 1.0)
+    assert not np.any(data["pol_target"][data["pol_mask"] == 0])  # visits only on legal actions
+    assert len(data["val_obs"]) > len(data["pol_obs"])  # every seat's decisions are value targets
+    assert set(np.unique(data["val_target"])) <= {-1.0, 1.0}  # tinynim: one winner, returns +-1
+    assert sorted(np.unique(data["pol_game"]).tolist()) == list(range(6))
+
+
+def test_distill_errors(blank_bot, tmp_path):
+    with pytest.raises(ConfigError, match="teacher"):
+        collect(str(blank_bot), 2, ["random"], teacher="mcts", workers=1, progress=False)
+    with pytest.raises(ConfigError, match="--opponents"):
+        collect(str(blank_bot), 2, ["nonsense"], workers=1, progress=False)
+    with pytest.raises(ConfigError, match="own folder"):
+        distill(str(blank_bot), blank_bot, games=2, workers=1, progress=False, log=lambda s: None)
+
+
+def test_distill_cli(blank_bot, tmp_path, capsys):
+    out, data = tmp_path / "cli", tmp_path / "d.npz"
+    args = [
+        "distill",
+        str(blank_bot),
+        "--out",
+        str(out),
+        "--games",
+        "4",
+        "--simulations",
+        "10",
+        "--epochs",
+        "1",
+        "--opponents",
+        "random",
+        "--workers",
+        "1",
+        "--data",
+        str(data),
+        "--no-progress",
+    ]
+    assert main(args) == 0
+    assert data.exists() and read_bot(out).value_params is not None
+    card = json.loads((out / "card.json").read_text())
+    assert card["training"]["distill"]["command"].startswith("boardzoo distill")
+    assert main(args[:1] + [str(blank_bot), "--out", str(blank_bot), "--no-progress"]) == 2  # a clear error, no trace
+    assert "own folder" in capsys.readouterr().err

@@ -1,0 +1,374 @@
+"""Expert iteration for an exported bot (``boardzoo distill``): the bot's own network-guided search
+plays, its root visit counts become the policy's targets and the games' outcomes the value head's.
+
+One iteration of AlphaZero-style policy improvement (Anthony et al. 2017, "Thinking fast and slow
+with deep learning and tree search"; Silver et al. 2018) on top of a PPO-trained bot, for every
+game through the ``Game``/``State`` API only:
+
+1. :func:`collect` plays games in which the teacher (``neural+search:N`` or ``neural+gumbel:N``
+   around the bot, :mod:`.search`; or the plain ``neural`` bot, whose own choice is the target, for a
+   value-only fit) holds one seat (rotated) against opponent bots (any bot specs,
+   e.g. ``heuristic`` or the plain ``neural`` bot), hidden information hidden as in every tournament
+   (:func:`boardzoo.envs.core.bots.choose`). At each teacher decision with a choice it keeps the
+   seat's observation, the legal mask and the search root's visit distribution; at every decision
+   (any seat) the mover's observation, and at the end each kept observation gets its seat's final
+   reward (``score_returns()`` for a bot trained on scores, else ``returns()``).
+2. :func:`fit` starts from the bot's weights and minimizes the cross-entropy between the masked
+   policy and the visit distributions, and the squared error between the value head and the final
+   rewards (a bot exported without a value head gets a new one, so that a search bot can use it),
+   holding out a tenth of the games to pick the epoch.
+3. :func:`distill` writes the result as a new data-only bot folder (:func:`.export.write_policy`),
+   recording what it did under ``training.distill`` in the card, and optionally measures it.
+
+``policy_weight=0`` keeps the policy's weights exactly and only fits the value head.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from boardzoo.envs import ConfigError, make_game
+from boardzoo.envs.core.bots import choose
+from boardzoo.envs.core.game import CHANCE
+
+from .bots import SEARCH_KINDS, check_spec, make_bot
+
+_W: dict[str, Any] = {}
+TEACHERS = ("neural", *SEARCH_KINDS)
+"""the teacher's kinds: the bot's search (visit counts are the targets) or the plain bot (its choice)"""
+
+
+def _init_worker(bot_path: str, env_id: str, options: dict, teacher: str, simulations: int) -> None:
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:
+        pass
+    from .botformat import read_bot
+
+    game = make_game(env_id, **options)
+    _W.update(
+        game=game,
+        bot=read_bot(bot_path, env_id=env_id, options=game.options, any_options=True),
+        teacher=teacher,
+        simulations=simulations,
+    )
+
+
+def _play_one(task: tuple) -> dict:
+    """One game: the teacher in ``seat``, ``opponent`` everywhere else; the decisions it records."""
+    g, n, seat, opponent, seed = task
+    from .search import search_bot
+
+    game, bot = _W["game"], _W["bot"]
+    if _W["teacher"] in SEARCH_KINDS:
+        teacher = search_bot(bot, simulations=_W["simulations"], seed=seed, root=SEARCH_KINDS[_W["teacher"]])
+    else:  # the plain bot: its own choice is the target (for value-only fits and behaviour cloning)
+        teacher = make_bot(f"neural:{bot.folder}", game, seat, seed)
+    bots = [teacher if s == seat else make_bot(opponent, game, s, seed * 1000 + s) for s in range(n)]
+    for b in bots:
+        if hasattr(b, "reset"):
+            b.reset()
+    rng = np.random.default_rng(seed)
+    st = game.new_initial_state(n)
+    num_actions = game.num_actions
+    pol_obs, pol_mask, pol_target = [], [], []
+    val_obs, val_seat = [], []
+    while not st.is_terminal():
+        p = st.current_player()
+        if p == CHANCE:
+            st.apply_action(st.sample_chance(rng))
+            continue
+        obs = np.asarray(st.observation(p), dtype=np.float32)
+        mask = np.asarray(st.legal_mask(), dtype=np.int8)
+        a = choose(bots[p], st, p, rng)
+        if not mask[a]:
+            raise RuntimeError(f"bot {type(bots[p]).__name__} chose masked action {a} in {game.env_id}")
+        visits = getattr(teacher, "last_visits", None) if getattr(teacher, "last_simulations", 1) > 0 else None
+        if p == seat and mask.sum() > 1 and (visits or not hasattr(teacher, "last_visits")):
+            t = np.zeros(num_actions, dtype=np.float32)
+            for act, v in (visits or {a: 1}).items():
+                t[act] = v
+            t *= mask
+            if t.sum() > 0:
+                pol_obs.append(obs)
+                pol_mask.append(mask)
+                pol_target.append(t / t.sum())
+        val_obs.append(obs)
+        val_seat.append(p)
+        st.apply_action(a)
+    reward = (bot.card.get("training") or {}).get("reward", "win")
+    r = st.score_returns() if reward == "score" else st.returns()
+    size = game.observation_size
+    return {
+        "game": g,
+        "seat": seat,
+        "won": float(seat in st.winners()) / max(1, len(st.winners())),
+        "pol_obs": np.asarray(pol_obs, dtype=np.float32).reshape(-1, size),
+        "pol_mask": np.asarray(pol_mask, dtype=np.int8).reshape(-1, num_actions),
+        "pol_target": np.asarray(pol_target, dtype=np.float32).reshape(-1, num_actions),
+        "val_obs": np.asarray(val_obs, dtype=np.float32).reshape(-1, size),
+        "val_target": np.asarray([r[s] for s in val_seat], dtype=np.float32),
+    }
+
+
+def collect(
+    bot_path: str,
+    games: int,
+    opponents: Sequence[str] = ("heuristic",),
+    teacher: str = "neural+search",
+    simulations: int = 100,
+    num_players: int | None = None,
+    workers: int = 2,
+    seed: int = 0,
+    progress: bool = True,
+) -> dict[str, np.ndarray]:
+    """Play ``games`` games of the teacher against ``opponents`` (game ``g``: the teacher in seat
+    ``g % n``, ``opponents[(g // n) % k]`` in every other seat) and return the recorded arrays
+    (``pol_obs``, ``pol_mask``, ``pol_target``, ``pol_game``, ``val_obs``, ``val_target``,
+    ``val_game``) and ``teacher_win_rate``."""
+    from .botformat import read_bot
+
+    if teacher not in TEACHERS:
+        raise ConfigError(f"distill: the teacher must be one of {', '.join(TEACHERS)}, got {teacher!r}")
+    if games < 1 or simulations < 1:
+        raise ConfigError("distill: games and simulations must be >= 1")
+    if not opponents:
+        raise ConfigError("distill: give at least one opponent bot")
+    bot = read_bot(bot_path)
+    env_id, options = bot.card["env_id"], bot.card["options"]
+    game = make_game(env_id, **options)
+    for o in opponents:
+        check_spec(o, key="--opponents")
+        make_bot(o, game, 0, 0)  # fail before starting workers
+    n = num_players if num_players is not None else type(game).default_players
+    game.check_players(n)
+    tasks = [(g, n, g % n, opponents[(g // n) % len(opponents)], seed * 1_000_003 + g) for g in range(games)]
+    initargs = (str(bot.folder), env_id, options, teacher, simulations)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=games, desc=f"distill {env_id} {teacher}:{simulations}", unit="game")
+    out: list[dict] = []
+    if workers <= 1:
+        _init_worker(*initargs)
+        for r in map(_play_one, tasks):
+            out.append(r)
+            if bar:
+                bar.update(1)
+    else:
+        with mp.get_context("fork").Pool(workers, initializer=_init_worker, initargs=initargs) as pool:
+            for r in pool.imap_unordered(_play_one, tasks, chunksize=1):
+                out.append(r)
+                if bar:
+                    bar.update(1)
+    if bar:
+        bar.close()
+    out.sort(key=lambda r: r["game"])
+    data = {
+        k: np.concatenate([r[k] for r in out]) for k in ("pol_obs", "pol_mask", "pol_target", "val_obs", "val_target")
+    }
+    data["pol_game"] = np.concatenate([np.full(len(r["pol_obs"]), r["game"], dtype=np.int64) for r in out])
+    data["val_game"] = np.concatenate([np.full(len(r["val_obs"]), r["game"], dtype=np.int64) for r in out])
+    data["teacher_win_rate"] = np.float64(sum(r["won"] for r in out) / len(out))
+    return data
+
+
+def fit(
+    bot: Any,
+    data: dict[str, np.ndarray],
+    epochs: int = 20,
+    lr: float = 3e-4,
+    batch_size: int = 256,
+    policy_weight: float = 1.0,
+    value_hidden: Sequence[int] = (128, 128),
+    holdout: float = 0.1,
+    seed: int = 0,
+    log: Callable[[str], None] = print,
+) -> tuple[list[np.ndarray], list[np.ndarray], dict]:
+    """Fine-tune ``bot`` (:class:`.botformat.BotData`) on ``data`` (:func:`collect`); returns the
+    policy's and the value head's parameter lists and a report (losses, agreement with the teacher
+    on the held-out games, the epoch kept). ``policy_weight=0`` leaves the policy unchanged."""
+    import torch
+
+    from .botformat import tensor_shapes, tensors_to_params, tensors_to_value_params
+    from .botnet import NEG, BotNet
+
+    torch.manual_seed(seed)
+    arch = dict(bot.arch)
+    if arch.get("value_head") is None:
+        arch["value_head"] = {"hidden": [int(h) for h in value_hidden]}
+    arch["tensors"] = tensor_shapes(arch)
+    net = BotNet(arch)
+    missing, unexpected = net.load_state_dict(
+        {k: torch.from_numpy(np.array(v, dtype=np.float32)) for k, v in bot.tensors.items()}, strict=False
+    )
+    assert not unexpected and all(k.startswith("value_layers.") for k in missing), (missing, unexpected)
+
+    def split(games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        ids = np.unique(games)
+        rng = np.random.default_rng(seed)
+        held = (
+            set(rng.choice(ids, size=max(1, int(len(ids) * holdout)), replace=False).tolist())
+            if len(ids) > 1
+            else set()
+        )
+        h = np.array([g in held for g in games.tolist()], dtype=bool)
+        return np.flatnonzero(~h), np.flatnonzero(h)
+
+    P = {
+        k: torch.from_numpy(np.ascontiguousarray(data[k]))
+        for k in ("pol_obs", "pol_mask", "pol_target", "val_obs", "val_target")
+    }
+    ptr, pva = split(data["pol_game"])
+    vtr, vva = split(data["val_game"])
+    if len(ptr) == 0 and policy_weight > 0:
+        raise ConfigError("distill: no teacher decision with a choice was recorded; play more games")
+
+    def pol_loss(idx: np.ndarray) -> tuple[torch.Tensor, float]:
+        i = torch.from_numpy(idx)
+        z = net.logits(P["pol_obs"][i])
+        z = torch.where(P["pol_mask"][i] > 0, z, torch.full_like(z, NEG))
+        logp = torch.log_softmax(z, dim=-1)
+        tgt = P["pol_target"][i]
+        loss = -(tgt * torch.where(tgt > 0, logp, torch.zeros_like(logp))).sum(-1).mean()
+        agree = (z.argmax(-1) == tgt.argmax(-1)).float().mean().item()
+        return loss, agree
+
+    def val_loss(idx: np.ndarray) -> torch.Tensor:
+        i = torch.from_numpy(idx)
+        return ((net.value(P["val_obs"][i]) - P["val_target"][i]) ** 2).mean()
+
+    params = [p for n_, p in net.named_parameters() if policy_weight > 0 or n_.startswith("value_layers.")]
+    if policy_weight > 0 and arch.get("action_skip") is not None:
+        net.skip_gain.requires_grad_(True)
+        params.append(net.skip_gain)
+    for n_, p in net.named_parameters():
+        p.requires_grad_(policy_weight > 0 or n_.startswith("value_layers."))
+    opt = torch.optim.Adam(params, lr=lr)
+
+    def evaluate() -> dict:
+        with torch.no_grad():
+            rep = {}
+            if len(pva):
+                lp, ag = pol_loss(pva)
+                rep.update(policy_ce=float(lp), agreement=ag)
+            if len(vva):
+                rep["value_mse"] = float(val_loss(vva))
+            return rep
+
+    before = evaluate()
+    base = float(np.var(data["val_target"][vva])) if len(vva) else float("nan")
+    log(f"before: {json.dumps({k: round(v, 4) for k, v in before.items()})} (value variance {base:.4f})")
+    rng = np.random.default_rng(seed + 1)
+    best = (float("inf"), -1, {k: v.detach().clone() for k, v in net.state_dict().items()}, before)
+    for ep in range(epochs):
+        net.train()
+        pt, vt = rng.permutation(ptr), rng.permutation(vtr)
+        steps = max(1, max(len(pt), len(vt)) // batch_size)
+        for s in range(steps):
+            loss = torch.zeros(())
+            if policy_weight > 0 and len(pt):
+                b = pt[(s * batch_size) % len(pt) :][:batch_size]
+                loss = loss + policy_weight * pol_loss(b)[0]
+            if len(vt):
+                b = vt[(s * batch_size) % len(vt) :][:batch_size]
+                loss = loss + val_loss(b)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        rep = evaluate()
+        score = (policy_weight * rep.get("policy_ce", 0.0)) + rep.get("value_mse", 0.0)
+        log(f"epoch {ep + 1}/{epochs}: {json.dumps({k: round(v, 4) for k, v in rep.items()})}")
+        if score < best[0]:
+            best = (score, ep + 1, {k: v.detach().clone() for k, v in net.state_dict().items()}, rep)
+    net.load_state_dict(best[2])
+    tensors = {k: v.detach().numpy().astype(np.float32) for k, v in net.state_dict().items()}
+    if policy_weight <= 0:  # exactly the bot's policy
+        tensors.update({k: v for k, v in bot.tensors.items() if not k.startswith("value_layers.")})
+    report = {
+        "epoch_kept": best[1],
+        "epochs": epochs,
+        "held_out": {"before": before, "after": best[3], "value_variance": base},
+        "policy_decisions": int(len(data["pol_target"])),
+        "value_decisions": int(len(data["val_target"])),
+    }
+    return tensors_to_params(arch, tensors), tensors_to_value_params(arch, tensors), report
+
+
+def distill(
+    bot_path: str,
+    out: str | Path,
+    games: int = 400,
+    opponents: Sequence[str] = ("heuristic",),
+    teacher: str = "neural+search",
+    simulations: int = 100,
+    epochs: int = 20,
+    lr: float = 3e-4,
+    policy_weight: float = 1.0,
+    workers: int = 2,
+    seed: int = 0,
+    data_path: str | Path | None = None,
+    eval_games: int = 0,
+    progress: bool = True,
+    command: str = "",
+    log: Callable[[str], None] = print,
+) -> dict:
+    """Collect (or load ``data_path`` when it exists), fit, and write the bot folder ``out``; returns its card."""
+    from .botformat import read_bot
+    from .export import measure_strength, write_policy
+
+    bot = read_bot(bot_path)
+    out = Path(out)
+    if out.resolve() == bot.folder.resolve():
+        raise ConfigError(f"distill: --out {out} is the bot's own folder; write the new bot elsewhere")
+    t0 = time.time()
+    if data_path is not None and Path(data_path).exists():
+        with np.load(data_path) as z:
+            data = {k: z[k] for k in z.files}
+        log(f"data loaded from {data_path}: {len(data['pol_target'])} teacher decisions")
+    else:
+        data = collect(
+            str(bot.folder), games, opponents, teacher, simulations, workers=workers, seed=seed, progress=progress
+        )
+        if data_path is not None:
+            Path(data_path).parent.mkdir(parents=True, exist_ok=True)
+            np.savez_compressed(data_path, **data)
+    collect_s = time.time() - t0
+    log(
+        f"{len(data['pol_target'])} teacher decisions, {len(data['val_target'])} value targets; "
+        f"teacher's win rate {float(data['teacher_win_rate']):.3f} ({collect_s:.0f} s)"
+    )
+    params, vparams, report = fit(bot, data, epochs=epochs, lr=lr, policy_weight=policy_weight, seed=seed, log=log)
+    card = {k: v for k, v in bot.card.items() if k not in ("strength", "architecture", "format", "format_version")}
+    training = dict(card.get("training") or {})
+    training["distill"] = {
+        "from": str(bot_path),
+        "from_weights_sha256": bot.hashes.get("weights.safetensors"),
+        "teacher": teacher if teacher == "neural" else f"{teacher}:{simulations}",
+        "opponents": list(opponents),
+        "games": int(len(np.unique(data["val_game"]))),
+        "teacher_win_rate": round(float(data["teacher_win_rate"]), 4),
+        "policy_weight": policy_weight,
+        "lr": lr,
+        "seed": seed,
+        "collect_s": round(collect_s, 1),
+        "fit": report,
+        "command": command,
+    }
+    card["training"] = training
+    act = bot.arch["activation"]
+    card = write_policy(params, act, card, out, onnx=True, value=vparams)
+    if eval_games > 0:
+        measure_strength(out, eval_games, workers=workers, progress=progress, log=log)
+        card = json.loads((out / "card.json").read_text())
+    return card
