@@ -18,7 +18,7 @@ game through the ``Game``/``State`` API only:
    rewards (a bot exported without a value head gets a new one, so that a search bot can use it),
    holding out a tenth of the games to pick the epoch.
 3. :func:`distill` writes the result as a new data-only bot folder (:func:`.export.write_policy`),
-   recording what it did under ``training.distill`` in the card, and optionally measures it.
+   recording what it did as a new entry of ``training.distill`` (one per round) in the card, and optionally measures it.
 
 ``policy_weight=0`` keeps the policy's weights exactly and only fits the value head.
 """
@@ -39,6 +39,7 @@ from boardzoo.envs.core.bots import choose
 from boardzoo.envs.core.game import CHANCE
 
 from .bots import SEARCH_KINDS, check_spec, make_bot
+from .search import value_reward
 
 _W: dict[str, Any] = {}
 TEACHERS = ("neural", *SEARCH_KINDS)
@@ -105,7 +106,7 @@ def _play_one(task: tuple) -> dict:
         val_obs.append(obs)
         val_seat.append(p)
         st.apply_action(a)
-    reward = (bot.card.get("training") or {}).get("reward", "win")
+    reward = value_reward(bot.card)
     r = st.score_returns() if reward == "score" else st.returns()
     size = game.observation_size
     return {
@@ -333,7 +334,7 @@ def distill(
         raise ConfigError(f"distill: --out {out} is the bot's own folder; write the new bot elsewhere")
     t0 = time.time()
     if data_path is not None and Path(data_path).exists():
-        with np.load(data_path) as z:
+        with np.load(data_path, allow_pickle=False) as z:
             data = {k: z[k] for k in z.files}
         log(f"data loaded from {data_path}: {len(data['pol_target'])} teacher decisions")
     else:
@@ -349,22 +350,33 @@ def distill(
         f"teacher's win rate {float(data['teacher_win_rate']):.3f} ({collect_s:.0f} s)"
     )
     params, vparams, report = fit(bot, data, epochs=epochs, lr=lr, policy_weight=policy_weight, seed=seed, log=log)
-    card = {k: v for k, v in bot.card.items() if k not in ("strength", "architecture", "format", "format_version")}
+    # the source's measured strength and conversion record describe other weights
+    drop = ("strength", "converted_from", "architecture", "format", "format_version")
+    card = {k: v for k, v in bot.card.items() if k not in drop}
+    card["created"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    if command:
+        card["reproduce"] = f"{card['reproduce']} && {command}" if card.get("reproduce") else command
     training = dict(card.get("training") or {})
-    training["distill"] = {
-        "from": str(bot_path),
-        "from_weights_sha256": bot.hashes.get("weights.safetensors"),
-        "teacher": teacher if teacher == "neural" else f"{teacher}:{simulations}",
-        "opponents": list(opponents),
-        "games": int(len(np.unique(data["val_game"]))),
-        "teacher_win_rate": round(float(data["teacher_win_rate"]), 4),
-        "policy_weight": policy_weight,
-        "lr": lr,
-        "seed": seed,
-        "collect_s": round(collect_s, 1),
-        "fit": report,
-        "command": command,
-    }
+    rounds = training.get("distill") or []
+    rounds = [rounds] if isinstance(rounds, dict) else list(rounds)
+    rounds.append(
+        {
+            "from": str(bot_path),
+            "from_weights_sha256": bot.hashes.get("weights.safetensors"),
+            "teacher": teacher if teacher == "neural" else f"{teacher}:{simulations}",
+            "opponents": list(opponents),
+            "games": int(len(np.unique(data["val_game"]))),
+            "teacher_win_rate": round(float(data["teacher_win_rate"]), 4),
+            "policy_weight": policy_weight,
+            "lr": lr,
+            "seed": seed,
+            "collect_s": round(collect_s, 1),
+            "fit": report,
+            "command": command,
+        }
+    )
+    training["distill"] = rounds  # one entry per round, oldest first
+    training["value_reward"] = value_reward(bot.card)  # what the value targets were
     card["training"] = training
     act = bot.arch["activation"]
     card = write_policy(params, act, card, out, onnx=True, value=vparams)

@@ -321,10 +321,18 @@ class SearchBot:
             return [0.0] * n
 
 
+def value_reward(card: dict) -> str:
+    """What a bot's value head estimates: ``win`` (``returns()``) or ``score`` (``score_returns()``):
+    the card's ``training.value_reward`` (written by :mod:`.distill`), else its training reward."""
+    t = card.get("training") or {}
+    return str(t.get("value_reward") or t.get("reward") or "win")
+
+
 def search_bot(bot: Any, simulations: int = 100, seed: int | None = None, **kwargs: Any) -> SearchBot:
     """A :class:`SearchBot` around a checked bot (:class:`.botformat.BotData`): its policy as the
-    prior, its value head (if exported with one) as the leaf evaluation, its training reward."""
+    prior, its value head (if exported with one) as the leaf evaluation, the reward that value estimates
+    (the card's ``training.value_reward`` when :mod:`.distill` fitted it, else its training reward)."""
     act = bot.arch["activation"]
     value = NumpyValue(bot.value_params, act) if bot.value_params is not None else None
-    reward = kwargs.pop("reward", None) or (bot.card.get("training") or {}).get("reward", "win")
+    reward = kwargs.pop("reward", None) or value_reward(bot.card)
     return SearchBot(NumpyPolicy(bot.params, act), value, simulations=simulations, seed=seed, reward=reward, **kwargs)

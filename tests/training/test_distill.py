@@ -69,7 +69,7 @@ def test_distill_teaches_the_policy_the_search_moves(blank_bot, tmp_path):
     )
     right = {p: _greedy(out, p)[0] == m for p, m in WINNING.items()}
     assert sum(right.values()) >= 3, right
-    d = card["training"]["distill"]
+    (d,) = card["training"]["distill"]
     assert d["teacher"] == "neural+search:200" and d["games"] == 80 and d["opponents"] == ["random"]
     assert d["fit"]["held_out"]["after"]["policy_ce"] < d["fit"]["held_out"]["before"]["policy_ce"]
     assert card["architecture"]["value_head"] == {"hidden": [128, 128]}  # a new value head, fitted
@@ -148,6 +148,13 @@ def test_distill_cli(blank_bot, tmp_path, capsys):
     assert main(args) == 0
     assert data.exists() and read_bot(out).value_params is not None
     card = json.loads((out / "card.json").read_text())
-    assert card["training"]["distill"]["command"].startswith("boardzoo distill")
+    (d,) = card["training"]["distill"]
+    assert d["command"].startswith("boardzoo distill")
+    assert card["reproduce"] == d["command"]  # the blank bot had no recipe
+    again = tmp_path / "again"  # a second round from the first's data: both rounds recorded, recipe chained
+    assert main(["distill", str(out), "--out", str(again), "--data", str(data), "--epochs", "1", "--no-progress"]) == 0
+    card2 = json.loads((again / "card.json").read_text())
+    assert [r["from"] for r in card2["training"]["distill"]] == [str(blank_bot), str(out)]
+    assert card2["reproduce"].startswith(d["command"] + " && boardzoo distill " + str(out))
     assert main(args[:1] + [str(blank_bot), "--out", str(blank_bot), "--no-progress"]) == 2  # a clear error, no trace
     assert "own folder" in capsys.readouterr().err
