@@ -13,6 +13,7 @@ from boardzoo.training.cli import main
 from boardzoo.training.distill import collect, distill
 from boardzoo.training.export import write_policy
 from boardzoo.training.policy import NumpyPolicy, NumpyValue
+from boardzoo.training.search import search_bot
 
 # Nim (take 1-3, the last stone wins): from these piles the only winning move leaves a multiple of 4
 WINNING = {2: 1, 3: 2, 6: 1, 7: 2}
@@ -103,6 +104,12 @@ def test_distill_value_only_keeps_the_policy_exactly(blank_bot, tmp_path):
     for k, v in old.tensors.items():
         assert np.array_equal(new.tensors[k], v), k
     assert new.value_params is not None and old.value_params is None
+    # the search reads what the fitted head estimates, not the policy's training reward
+    assert new.card["training"]["value_reward"] == "win"
+    new.card["training"].update(reward="score", value_reward="win")
+    assert search_bot(new).reward == "win"
+    new.card["training"].pop("value_reward")
+    assert search_bot(new).reward == "score"
 
 
 def test_collect_records_the_teacher_seat_only_for_the_policy(blank_bot):
