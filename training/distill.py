@@ -195,7 +195,7 @@ def fit(
     holdout: float = 0.1,
     seed: int = 0,
     log: Callable[[str], None] = print,
-) -> tuple[list[np.ndarray], list[np.ndarray], dict]:
+) -> tuple[list[np.ndarray], list[np.ndarray], dict[str, Any]]:
     """Fine-tune ``bot`` (:class:`.botformat.BotData`) on ``data`` (:func:`collect`); returns the
     policy's and the value head's parameter lists and a report (losses, agreement with the teacher
     on the held-out games, the epoch kept). ``policy_weight=0`` leaves the policy unchanged."""
@@ -250,16 +250,17 @@ def fit(
         return ((net.value(P["val_obs"][i]) - P["val_target"][i]) ** 2).mean()
 
     params = [p for n_, p in net.named_parameters() if policy_weight > 0 or n_.startswith("value_layers.")]
-    if policy_weight > 0 and arch.get("action_skip") is not None:
-        net.skip_gain.requires_grad_(True)
-        params.append(net.skip_gain)
+    gain = net.skip_gain
+    if policy_weight > 0 and gain is not None:
+        gain.requires_grad_(True)
+        params.append(gain)  # type: ignore[arg-type]
     for n_, p in net.named_parameters():
         p.requires_grad_(policy_weight > 0 or n_.startswith("value_layers."))
     opt = torch.optim.Adam(params, lr=lr)
 
     def evaluate() -> dict:
         with torch.no_grad():
-            rep = {}
+            rep: dict[str, float] = {}
             if len(pva):
                 lp, ag = pol_loss(pva)
                 rep.update(policy_ce=float(lp), agreement=ag)
@@ -303,7 +304,9 @@ def fit(
         "policy_decisions": int(len(data["pol_target"])),
         "value_decisions": int(len(data["val_target"])),
     }
-    return tensors_to_params(arch, tensors), tensors_to_value_params(arch, tensors), report
+    vparams = tensors_to_value_params(arch, tensors)
+    assert vparams is not None  # the arch always has a value head here
+    return tensors_to_params(arch, tensors), vparams, report
 
 
 def distill(
@@ -343,7 +346,7 @@ def distill(
         )
         if data_path is not None:
             Path(data_path).parent.mkdir(parents=True, exist_ok=True)
-            np.savez_compressed(data_path, **data)
+            np.savez_compressed(data_path, **data)  # type: ignore[arg-type]
     collect_s = time.time() - t0
     log(
         f"{len(data['pol_target'])} teacher decisions, {len(data['val_target'])} value targets; "
