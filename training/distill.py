@@ -35,8 +35,7 @@ from typing import Any
 import numpy as np
 
 from boardzoo.envs import ConfigError, make_game
-from boardzoo.envs.core.bots import choose
-from boardzoo.envs.core.game import CHANCE
+from boardzoo.envs.core.arena import play_to_end
 
 from .bots import SEARCH_KINDS, check_spec, make_bot
 from .search import value_reward
@@ -83,16 +82,10 @@ def _play_one(task: tuple) -> dict:
     num_actions = game.num_actions
     pol_obs, pol_mask, pol_target = [], [], []
     val_obs, val_seat = [], []
-    while not st.is_terminal():
-        p = st.current_player()
-        if p == CHANCE:
-            st.apply_action(st.sample_chance(rng))
-            continue
+
+    def record(st: Any, p: int, a: int) -> None:
         obs = np.asarray(st.observation(p), dtype=np.float32)
         mask = np.asarray(st.legal_mask(), dtype=np.int8)
-        a = choose(bots[p], st, p, rng)
-        if not mask[a]:
-            raise RuntimeError(f"bot {type(bots[p]).__name__} chose masked action {a} in {game.env_id}")
         visits = getattr(teacher, "last_visits", None) if getattr(teacher, "last_simulations", 1) > 0 else None
         if p == seat and mask.sum() > 1 and (visits or not hasattr(teacher, "last_visits")):
             t = np.zeros(num_actions, dtype=np.float32)
@@ -105,7 +98,8 @@ def _play_one(task: tuple) -> dict:
                 pol_target.append(t / t.sum())
         val_obs.append(obs)
         val_seat.append(p)
-        st.apply_action(a)
+
+    play_to_end(st, bots, rng, on_decision=record)
     reward = value_reward(bot.card)
     r = st.score_returns() if reward == "score" else st.returns()
     size = game.observation_size

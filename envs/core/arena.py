@@ -42,9 +42,17 @@ def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
     return (lo, hi)
 
 
-def play_to_end(state: State, bots: Sequence[Any], rng: np.random.Generator, max_steps: int = 1_000_000) -> int:
+def play_to_end(
+    state: State,
+    bots: Sequence[Any],
+    rng: np.random.Generator,
+    max_steps: int = 1_000_000,
+    on_decision: Callable[[State, int, int], None] | None = None,
+) -> int:
     """Play ``state`` to the end in place (``bots[seat]`` decides for ``seat``, chance from
-    ``rng``); every bot action is checked against the mask. Returns the number of decisions."""
+    ``rng``); every bot action is checked against the mask, then ``on_decision(state, seat,
+    action)`` (if given) sees the state before the action is applied. Returns the number of
+    decisions."""
     steps = 0
     while not state.is_terminal():
         p = state.current_player()
@@ -54,6 +62,8 @@ def play_to_end(state: State, bots: Sequence[Any], rng: np.random.Generator, max
         a = choose(bots[p], state, p, rng)
         if not state.legal_mask()[a]:
             raise RuntimeError(f"bot {type(bots[p]).__name__} chose masked action {a} in {state.game.env_id}")
+        if on_decision is not None:
+            on_decision(state, p, a)
         state.apply_action(a)
         steps += 1
         if steps > max_steps:
