@@ -111,6 +111,7 @@ def cmd_distill(a: argparse.Namespace) -> None:
         epochs=a.epochs,
         lr=a.lr,
         policy_weight=0.0 if a.value_only else 1.0,
+        value_weight=0.0 if a.policy_only else 1.0,
         workers=a.workers,
         seed=a.seed,
         data_path=a.data,
@@ -201,7 +202,11 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--simulations", type=int, default=100, help="the teacher's simulations per decision")
     d.add_argument("--epochs", type=int, default=20)
     d.add_argument("--lr", type=float, default=3e-4)
-    d.add_argument("--value-only", action="store_true", help="keep the policy exactly; fit only the value head")
+    only = d.add_mutually_exclusive_group()
+    only.add_argument("--value-only", action="store_true", help="keep the policy exactly; fit only the value head")
+    only.add_argument(
+        "--policy-only", action="store_true", help="keep the value head exactly; fit only the policy (to the search)"
+    )
     d.add_argument(
         "--data", default=None, help="npz of the recorded games: written after collecting, read if it exists"
     )

@@ -20,7 +20,9 @@ game through the ``Game``/``State`` API only:
 3. :func:`distill` writes the result as a new data-only bot folder (:func:`.export.write_policy`),
    recording what it did as a new entry of ``training.distill`` (one per round) in the card, and optionally measures it.
 
-``policy_weight=0`` keeps the policy's weights exactly and only fits the value head.
+``policy_weight=0`` keeps the policy's weights exactly and only fits the value head; ``value_weight=0``
+keeps the value head exactly and only fits the policy (when a small round's value targets would
+overwrite a head fitted to many more games).
 """
 
 from __future__ import annotations
@@ -178,6 +180,13 @@ def collect(
     return data
 
 
+def _check_weights(bot: Any, policy_weight: float, value_weight: float) -> None:
+    if policy_weight <= 0 and value_weight <= 0:
+        raise ConfigError("distill: both the policy and the value head are frozen; nothing to fit")
+    if value_weight <= 0 and bot.arch.get("value_head") is None:
+        raise ConfigError("distill: the value head is kept (policy only) but the bot has none; fit it too")
+
+
 def fit(
     bot: Any,
     data: dict[str, np.ndarray],
@@ -185,6 +194,7 @@ def fit(
     lr: float = 3e-4,
     batch_size: int = 256,
     policy_weight: float = 1.0,
+    value_weight: float = 1.0,
     value_hidden: Sequence[int] = (128, 128),
     holdout: float = 0.1,
     seed: int = 0,
@@ -192,12 +202,14 @@ def fit(
 ) -> tuple[list[np.ndarray], list[np.ndarray], dict[str, Any]]:
     """Fine-tune ``bot`` (:class:`.botformat.BotData`) on ``data`` (:func:`collect`); returns the
     policy's and the value head's parameter lists and a report (losses, agreement with the teacher
-    on the held-out games, the epoch kept). ``policy_weight=0`` leaves the policy unchanged."""
+    on the held-out games, the epoch kept). ``policy_weight=0`` leaves the policy unchanged,
+    ``value_weight=0`` the value head (the bot must have one)."""
     import torch
 
     from .botformat import tensor_shapes, tensors_to_params, tensors_to_value_params
     from .botnet import NEG, BotNet
 
+    _check_weights(bot, policy_weight, value_weight)
     torch.manual_seed(seed)
     arch = dict(bot.arch)
     if arch.get("value_head") is None:
@@ -243,13 +255,16 @@ def fit(
         i = torch.from_numpy(idx)
         return ((net.value(P["val_obs"][i]) - P["val_target"][i]) ** 2).mean()
 
-    params = [p for n_, p in net.named_parameters() if policy_weight > 0 or n_.startswith("value_layers.")]
+    def trains(name: str) -> bool:
+        return value_weight > 0 if name.startswith("value_layers.") else policy_weight > 0
+
+    params = [p for n_, p in net.named_parameters() if trains(n_)]
     gain = net.skip_gain
     if policy_weight > 0 and gain is not None:
         gain.requires_grad_(True)
         params.append(gain)  # type: ignore[arg-type]
     for n_, p in net.named_parameters():
-        p.requires_grad_(policy_weight > 0 or n_.startswith("value_layers."))
+        p.requires_grad_(trains(n_))
     opt = torch.optim.Adam(params, lr=lr)
 
     def evaluate() -> dict:
@@ -276,14 +291,14 @@ def fit(
             if policy_weight > 0 and len(pt):
                 b = pt[(s * batch_size) % len(pt) :][:batch_size]
                 loss = loss + policy_weight * pol_loss(b)[0]
-            if len(vt):
+            if value_weight > 0 and len(vt):
                 b = vt[(s * batch_size) % len(vt) :][:batch_size]
-                loss = loss + val_loss(b)
+                loss = loss + value_weight * val_loss(b)
             opt.zero_grad()
             loss.backward()
             opt.step()
         rep = evaluate()
-        score = (policy_weight * rep.get("policy_ce", 0.0)) + rep.get("value_mse", 0.0)
+        score = policy_weight * rep.get("policy_ce", 0.0) + value_weight * rep.get("value_mse", 0.0)
         log(f"epoch {ep + 1}/{epochs}: {json.dumps({k: round(v, 4) for k, v in rep.items()})}")
         if score < best[0]:
             best = (score, ep + 1, {k: v.detach().clone() for k, v in net.state_dict().items()}, rep)
@@ -291,6 +306,8 @@ def fit(
     tensors = {k: v.detach().numpy().astype(np.float32) for k, v in net.state_dict().items()}
     if policy_weight <= 0:  # exactly the bot's policy
         tensors.update({k: v for k, v in bot.tensors.items() if not k.startswith("value_layers.")})
+    if value_weight <= 0:  # exactly the bot's value head
+        tensors.update({k: v for k, v in bot.tensors.items() if k.startswith("value_layers.")})
     report = {
         "epoch_kept": best[1],
         "epochs": epochs,
@@ -313,6 +330,7 @@ def distill(
     epochs: int = 20,
     lr: float = 3e-4,
     policy_weight: float = 1.0,
+    value_weight: float = 1.0,
     workers: int = 2,
     seed: int = 0,
     data_path: str | Path | None = None,
@@ -329,6 +347,7 @@ def distill(
     out = Path(out)
     if out.resolve() == bot.folder.resolve():
         raise ConfigError(f"distill: --out {out} is the bot's own folder; write the new bot elsewhere")
+    _check_weights(bot, policy_weight, value_weight)  # before any game is played
     t0 = time.time()
     if data_path is not None and Path(data_path).exists():
         with np.load(data_path, allow_pickle=False) as z:
@@ -346,7 +365,9 @@ def distill(
         f"{len(data['pol_target'])} teacher decisions, {len(data['val_target'])} value targets; "
         f"teacher's win rate {float(data['teacher_win_rate']):.3f} ({collect_s:.0f} s)"
     )
-    params, vparams, report = fit(bot, data, epochs=epochs, lr=lr, policy_weight=policy_weight, seed=seed, log=log)
+    params, vparams, report = fit(
+        bot, data, epochs=epochs, lr=lr, policy_weight=policy_weight, value_weight=value_weight, seed=seed, log=log
+    )
     # the source's measured strength and conversion record describe other weights
     drop = ("strength", "converted_from", "architecture", "format", "format_version")
     card = {k: v for k, v in bot.card.items() if k not in drop}
@@ -365,6 +386,7 @@ def distill(
             "games": int(len(np.unique(data["val_game"]))),
             "teacher_win_rate": round(float(data["teacher_win_rate"]), 4),
             "policy_weight": policy_weight,
+            "value_weight": value_weight,
             "lr": lr,
             "seed": seed,
             "collect_s": round(collect_s, 1),

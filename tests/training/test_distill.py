@@ -165,3 +165,21 @@ def test_distill_cli(blank_bot, tmp_path, capsys):
     assert card2["reproduce"].startswith(d["command"] + " && boardzoo distill " + str(out))
     assert main(args[:1] + [str(blank_bot), "--out", str(blank_bot), "--no-progress"]) == 2  # a clear error, no trace
     assert "own folder" in capsys.readouterr().err
+
+
+def test_distill_policy_only_keeps_the_value_head_exactly(blank_bot, tmp_path):
+    kw = dict(games=12, opponents=["random"], teacher="neural", epochs=2, workers=1, progress=False, log=lambda s: None)
+    with pytest.raises(ConfigError, match="has none"):  # no value head to keep
+        distill(str(blank_bot), tmp_path / "x", value_weight=0.0, **kw)
+    valued, out = tmp_path / "valued", tmp_path / "policy"
+    distill(str(blank_bot), valued, policy_weight=0.0, **kw)
+    card = distill(str(valued), out, value_weight=0.0, lr=1e-2, **kw)
+    old, new = read_bot(valued), read_bot(out)
+    assert new.value_params is not None
+    for k, v in old.tensors.items():
+        if k.startswith("value_layers."):
+            assert np.array_equal(new.tensors[k], v), k
+    assert any(not np.array_equal(new.tensors[k], v) for k, v in old.tensors.items() if k.startswith("layers."))
+    assert card["training"]["distill"][-1]["value_weight"] == 0.0
+    with pytest.raises(ConfigError, match="nothing to fit"):
+        distill(str(valued), tmp_path / "y", policy_weight=0.0, value_weight=0.0, **kw)
