@@ -48,13 +48,10 @@ TEACHERS = ("neural", *SEARCH_KINDS)
 
 
 def _init_worker(bot_path: str, env_id: str, options: dict, teacher: str, simulations: int) -> None:
-    try:
-        import torch
-
-        torch.set_num_threads(1)
-    except ImportError:
-        pass
     from .botformat import read_bot
+    from .tournament import one_torch_thread
+
+    one_torch_thread()
 
     game = make_game(env_id, **options)
     _W.update(

@@ -51,13 +51,18 @@ def lineup(g: int, k: int, n: int) -> list[int]:
 _W: dict[str, Any] = {}
 
 
-def _init_worker(env_id: str, options: dict) -> None:
-    try:  # the neural bot runs one thread per process
+def one_torch_thread() -> None:
+    """In a worker process: the neural bot runs one thread per process (the workers share the cores)."""
+    try:
         import torch
 
         torch.set_num_threads(1)
     except ImportError:
         pass
+
+
+def _init_worker(env_id: str, options: dict) -> None:
+    one_torch_thread()
     _W["game"] = make_game(env_id, **options)
 
 
