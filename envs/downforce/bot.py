@@ -7,7 +7,8 @@ re-dealt by ``resample_hidden``), so it plays only on what its seat knows.
   bid the cheapest card that reaches a modest target, never overpaying (a car's average prize is
   about $5.5M).
 - Race: try every card on a copy of the state (sub-steps answered greedily) and keep the one that
-  moves its own cars furthest relative to the others.
+  moves its own cars furthest relative to the others (``rules.race_value``: the difference of the
+  mean progress; the styles ``lead`` and ``rival_lead`` weight the best-placed car of each side).
 - Steering (DF-R20, manual steering, the default): it steers like a player. Every remaining step of
   the car being moved is planned at once (a small search over the lanes, the other cars standing
   still): its own cars and the cars it bet on go as far as they can, ending where they have free
@@ -54,13 +55,13 @@ _POWER_PREF = [5, 3, 4, 2, 2, 3, 4, 3, 3, 6, 4, 3]
 KEEP_SPEED8 = 0.8  # rows of lookahead a speed-8 card must gain to be played (style keep_speed8)
 
 
-def _bid(st: DownforceState, seat: int, legal: Sequence[int]) -> int:
+def _bid(st: DownforceState, seat: int, legal: Sequence[int], grid_bonus: float = 1.0) -> int:
     g = st.game
     car = st.auction_order[st.auction_idx]
     hand = [int(a) for a in legal]
     strength = sum(g.bid_value[c][car] for c in hand if c < NUM_REGULAR)
     grid_pos = st.grid_cars.index(car)
-    target = 1 + strength / 8.0 + (1.0 if grid_pos < 2 else 0.0)
+    target = 1 + strength / 8.0 + (grid_bonus if grid_pos < 2 else 0.0)
     n = st.num_players
     carless = [s for s in range(n) if s not in st.owner]
     if seat not in st.owner and NUM_CARS - st.auction_idx <= len(carless) + 1:
@@ -78,10 +79,16 @@ def _bid(st: DownforceState, seat: int, legal: Sequence[int]) -> int:
 
 
 def _play(
-    st: DownforceState, seat: int, legal: Sequence[int], keep_speed8: float = KEEP_SPEED8, steer: str = "player"
+    st: DownforceState,
+    seat: int,
+    legal: Sequence[int],
+    keep_speed8: float = KEEP_SPEED8,
+    steer: str = "player",
+    lead: float = 0.0,
+    rival_lead: float = 0.0,
 ) -> int:
     best, best_v = int(legal[0]), -1e9
-    for a, v in zip(legal, play_values(st, seat, legal, steer)):
+    for a, v in zip(legal, play_values(st, seat, legal, steer, lead, rival_lead)):
         if int(a) >= NUM_REGULAR:
             v -= keep_speed8  # keep speed-8 cards for later
         if v > best_v:
@@ -106,20 +113,25 @@ def policy(
     bet_own: bool = False,
     keep_speed8: float = KEEP_SPEED8,
     steer: str = "player",
+    lead: float = 0.0,
+    rival_lead: float = 0.0,
+    grid_bonus: float = 1.0,
 ) -> int:
     """The heuristic's action. The defaults are the suite's heuristic bot; ``bet_own`` (bet on the
     best-placed own car rather than the leader), ``keep_speed8`` (how many rows of lookahead a
-    speed-8 card must gain to be played) and ``steer="auto"`` (steer by the fixed rule of automatic
-    steering, the heuristic before manual steering became the default) make the variants
-    ``heuristic`` offers (imitation teachers, baselines)."""
+    speed-8 card must gain to be played), ``steer="auto"`` (steer by the fixed rule of automatic
+    steering, the heuristic before manual steering became the default), ``lead`` and
+    ``rival_lead`` (0..1: the weight of each side's best-placed car in the race evaluation,
+    ``rules.race_value``) and ``grid_bonus`` (how much more it bids for a car on the front row of
+    the grid) make the variants ``heuristic`` offers (imitation teachers, baselines)."""
     t = st.dec_type
     if t == D_STEER:
         return greedy_substep(st, seat, steer)
     legal = np.flatnonzero(st.legal_mask()).tolist()
     if t == D_BID:
-        return _bid(st, seat, legal)
+        return _bid(st, seat, legal, grid_bonus)
     if t == D_PLAY:
-        return _play(st, seat, legal, keep_speed8, steer)
+        return _play(st, seat, legal, keep_speed8, steer, lead, rival_lead)
     if t == D_BET:
         return _bet(st, seat, set(legal), bet_own)
     if t == D_POWER:
@@ -131,7 +143,7 @@ def policy(
                 sim = st.clone()
                 sim.apply_action(a)
                 finish_turn(sim, seat, steer)
-                v = race_value(sim, seat)
+                v = race_value(sim, seat, lead, rival_lead)
                 if v > best_v:
                     best, best_v = a, v
             return best
@@ -139,16 +151,30 @@ def policy(
     return greedy_substep(st, seat, steer)
 
 
+_FLOAT_STYLES = ("keep_speed8", "lead", "rival_lead", "grid_bonus")
+STYLES = ("bet_own", "steer", *_FLOAT_STYLES)
+
+
 def heuristic(game: DownforceGame, seat: int, seed: int | None = None, **style: Any) -> HeuristicBot:
     """The heuristic bot; ``style`` picks a variant (``bet_own=True``: bet on the best-placed own
     car; ``keep_speed8=x``: the lookahead a speed-8 card must gain, default 0.8 rows;
     ``steer="auto"``: steer by automatic steering's fixed rule, the old heuristic; default
-    ``"player"``: its own and bet-on cars far, the others into blocked or slow lanes)."""
-    unknown = sorted(set(style) - {"bet_own", "keep_speed8", "steer"})
+    ``"player"``: its own and bet-on cars far, the others into blocked or slow lanes;
+    ``lead=x``, ``rival_lead=x`` in [0, 1]: the weight of the best-placed own / other car in the
+    race evaluation, default 0 (means only); ``grid_bonus=x``: the extra bid target for a car on
+    the front row of the grid, default 1)."""
+    unknown = sorted(set(style) - set(STYLES))
     if unknown:
-        raise ConfigError(f"downforce heuristic: unknown style {unknown}; use bet_own, keep_speed8, steer")
+        raise ConfigError(f"downforce heuristic: unknown style {unknown}; use {', '.join(STYLES)}")
     if style.get("steer", "player") not in ("player", "auto"):
         raise ConfigError(f"downforce heuristic: style steer={style['steer']!r}; use 'player' or 'auto'")
+    for k in _FLOAT_STYLES:
+        v = style.get(k, 0.0)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v:
+            raise ConfigError(f"downforce heuristic: style {k}={v!r} must be a number")
+    for k in ("lead", "rival_lead"):
+        if not 0.0 <= float(style.get(k, 0.0)) <= 1.0:
+            raise ConfigError(f"downforce heuristic: style {k}={style[k]!r} must lie in [0, 1]")
     if not style:
         return HeuristicBot(policy, seed, name="downforce-heuristic")
     return HeuristicBot(
@@ -157,16 +183,33 @@ def heuristic(game: DownforceGame, seat: int, seed: int | None = None, **style: 
             bet_own=bool(style.get("bet_own", False)),
             keep_speed8=float(style.get("keep_speed8", KEEP_SPEED8)),
             steer=str(style.get("steer", "player")),
+            lead=float(style.get("lead", 0.0)),
+            rival_lead=float(style.get("rival_lead", 0.0)),
+            grid_bonus=float(style.get("grid_bonus", 1.0)),
         ),
         seed,
         name="downforce-heuristic-variant",
     )
 
 
+def _parse_style(text: str) -> dict:
+    style: dict = {}
+    for kv in text.split(","):
+        k, _, v = kv.partition("=")
+        style[k] = {"true": True, "false": False}.get(v.lower(), v)
+        if k in _FLOAT_STYLES:
+            try:
+                style[k] = float(v)
+            except ValueError:
+                raise ConfigError(f"downforce heuristic: style {k}={v!r} must be a number") from None
+    return style
+
+
 def main(argv: list[str] | None = None) -> int:
-    """The heuristic (default style) against random bots or against a style variant, seats rotated:
-    ``python -m boardzoo.envs.downforce.bot --vs steer=auto --games 1000`` (the old auto-steering
-    heuristic), ``--vs random``; prints the win rate with its Wilson 95% interval."""
+    """The heuristic (default style, or ``--hero STYLE``) against random bots or against a style
+    variant, seats rotated: ``python -m boardzoo.envs.downforce.bot --vs steer=auto --games 1000``
+    (the old auto-steering heuristic), ``--vs random``, ``--hero bet_own=true,lead=0.5 --vs default``
+    (a variant against three standard heuristics); prints the win rate with its Wilson 95% interval."""
     import argparse
     import time
 
@@ -174,7 +217,8 @@ def main(argv: list[str] | None = None) -> int:
     from boardzoo.envs.core.bots import RandomBot
 
     ap = argparse.ArgumentParser(description=(main.__doc__ or "").splitlines()[0])
-    ap.add_argument("--vs", default="random", help="random, or a heuristic style as KEY=VALUE[,KEY=VALUE]")
+    ap.add_argument("--vs", default="random", help="random, default, or a heuristic style as KEY=VALUE[,KEY=VALUE]")
+    ap.add_argument("--hero", default="default", help="the measured bot: default, or a heuristic style")
     ap.add_argument("--games", type=int, default=1000)
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--seed", type=int, default=0)
@@ -185,23 +229,21 @@ def main(argv: list[str] | None = None) -> int:
         k, _, v = kv.partition("=")
         opts[k] = {"true": True, "false": False}.get(v.lower(), v)
     game = DownforceGame(**opts)
+    hero_style = {} if args.hero == "default" else _parse_style(args.hero)
+    game.heuristic_bot(0, 0, **hero_style)  # checks the style
     if args.vs == "random":
         other = lambda s, sd: RandomBot(sd)  # noqa: E731
     else:
-        style: dict = {}
-        for kv in args.vs.split(","):
-            k, _, v = kv.partition("=")
-            style[k] = {"true": True, "false": False}.get(v.lower(), v)
-            if k == "keep_speed8":
-                style[k] = float(v)
+        style = {} if args.vs == "default" else _parse_style(args.vs)
         game.heuristic_bot(0, 0, **style)  # checks the style
         other = lambda s, sd: game.heuristic_bot(s, seed=sd, **style)  # noqa: E731
     t = time.time()
-    m = match(game, args.players, lambda s, sd: game.heuristic_bot(s, seed=sd), other, args.games, args.seed)
+    hero = lambda s, sd: game.heuristic_bot(s, seed=sd, **hero_style)  # noqa: E731
+    m = match(game, args.players, hero, other, args.games, args.seed)
     lo, hi = m.ci95
     print(
-        f"downforce_v0 {opts or ''} {args.players} players, {m.games} games: heuristic win rate {m.rate:.3f} "
-        f"[95% CI {lo:.3f}, {hi:.3f}] vs {args.vs} (even share {1 / args.players:.3f}); mean score "
+        f"downforce_v0 {opts or ''} {args.players} players, {m.games} games: heuristic {args.hero} win rate "
+        f"{m.rate:.3f} [95% CI {lo:.3f}, {hi:.3f}] vs {args.vs} (even share {1 / args.players:.3f}); mean score "
         f"{m.hero_score:.1f} vs {m.others_score:.1f}; {time.time() - t:.0f}s"
     )
     return 0

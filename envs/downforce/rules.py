@@ -23,6 +23,10 @@ Version history:
     pausing at every choice point, reuses a movement's steering plan at its later choice points
     and reads ``friendly_cars`` once per evaluation (same values; behaviour and observations
     unchanged; golden identical).
+    0.1.0 dev, issue 19: ``race_value`` (and ``play_values``) take ``lead`` / ``rival_lead``, the
+    weight of each side's best-placed car, default 0 (the former value exactly); the heuristic
+    offers them, and ``grid_bonus``, as styles for imitation teachers. The standard heuristic, the
+    action features and play are unchanged (heuristic pins identical).
 
 Action layout (Discrete(71), masked):
     0-47 PLAY/BID card id; 48-53 BET car; 54-59 CHOOSE_POWER (keep the power paired with car c);
@@ -1907,11 +1911,16 @@ def progress(st: DownforceState, car: int) -> float:
     return st.pos[car] // LANES + 0.01 * (3 - st.stamp[car] / max(1, st.stamp_counter))
 
 
-def race_value(st: DownforceState, seat: int) -> float:
-    """Evaluation of a race position for ``seat``: own cars' mean progress minus the others'."""
+def race_value(st: DownforceState, seat: int, lead: float = 0.0, rival_lead: float = 0.0) -> float:
+    """Evaluation of a race position for ``seat``: own cars' mean progress minus the others'.
+
+    ``lead`` (0..1) moves weight from the own cars' mean to the best-placed own car (the prizes and
+    a bet on an own car pay most for the winner), ``rival_lead`` likewise for the others' cars; both
+    0 is the plain difference of means (the heuristic bot and the observation's action features)."""
     own = 0.0
     other = 0.0
     nother = 0
+    best_own = best_other = -1e9
     place = st.place
     pos = st.pos
     owner = st.owner
@@ -1923,11 +1932,19 @@ def race_value(st: DownforceState, seat: int) -> float:
         p = fin - place[c] if place[c] else pos[c] // LANES + 0.01 * (3 - stamp[c] / stamps)
         if owner[c] == seat:
             own += p
+            best_own = max(best_own, p)
         else:
             other += p
             nother += 1
-    nown = max(1, NUM_CARS - nother)
-    return own / nown - other / max(1, nother)
+            best_other = max(best_other, p)
+    nown = NUM_CARS - nother
+    v_own = own / nown if nown else 0.0
+    v_other = other / nother if nother else 0.0
+    if lead and nown:
+        v_own = lead * best_own + (1.0 - lead) * v_own
+    if rival_lead and nother:
+        v_other = rival_lead * best_other + (1.0 - rival_lead) * v_other
+    return v_own - v_other
 
 
 def friendly_cars(st: DownforceState, seat: int, with_bets: bool = True) -> list[bool]:
@@ -2152,13 +2169,21 @@ def finish_turn(
         st.__dict__.pop("_steer_by", None)
 
 
-def play_values(st: DownforceState, seat: int, legal: Sequence[int], steer: str = "player") -> list[float]:
-    """1-ply lookahead: ``race_value`` for ``seat`` after each action of ``legal`` (a race card, a
-    lane choice, a wild's car) on a copy, the rest of the card answered by ``greedy_substep``."""
+def play_values(
+    st: DownforceState,
+    seat: int,
+    legal: Sequence[int],
+    steer: str = "player",
+    lead: float = 0.0,
+    rival_lead: float = 0.0,
+) -> list[float]:
+    """1-ply lookahead: ``race_value`` for ``seat`` (with its ``lead`` and ``rival_lead``) after each
+    action of ``legal`` (a race card, a lane choice, a wild's car) on a copy, the rest of the card
+    answered by ``greedy_substep``."""
     out = []
     friendly: dict = {}
     for a in legal:
         sim = st.clone()
         finish_turn(sim, seat, steer, friendly, int(a))
-        out.append(race_value(sim, seat))
+        out.append(race_value(sim, seat, lead, rival_lead))
     return out

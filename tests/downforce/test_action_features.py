@@ -107,3 +107,76 @@ def test_heuristic_variants_for_imitation_teachers():
     st = next(s for s, _ in _walk(game, 4, 1, seed=1) if s.stage == Stage.RACE and s.dec_type == Dec.PLAY)
     p = st.current_player()
     assert game.heuristic_bot(p, 0, keep_speed8=0.8).act_state(st, p) == game.heuristic_bot(p, 0).act_state(st, p)
+
+
+def test_race_value_lead_weights_the_best_placed_car_of_each_side():
+    """``race_value(lead, rival_lead)``: 0 is the difference of the mean progress, 1 that of the
+    best-placed car of each side; in between a linear mix (the teacher style of the shipped bot)."""
+    game = make_game("downforce_v0")
+    seen = 0
+    for st, p in _walk(game, 4, 2, seed=3):
+        if st.stage != Stage.RACE or seen >= 40:
+            continue
+        own = [R.progress(st, c) for c in range(R.NUM_CARS) if st.owner[c] == p]
+        other = [R.progress(st, c) for c in range(R.NUM_CARS) if st.owner[c] != p]
+        mean = np.mean(own) - np.mean(other)
+        best = max(own) - max(other)
+        assert R.race_value(st, p) == pytest.approx(mean, abs=1e-9)
+        assert R.race_value(st, p, 1.0, 1.0) == pytest.approx(best, abs=1e-9)
+        mixed = 0.5 * max(own) + 0.5 * np.mean(own) - (0.25 * np.mean(other) + 0.75 * max(other))
+        assert R.race_value(st, p, 0.5, 0.75) == pytest.approx(mixed, abs=1e-9)
+        seen += 1
+    assert seen == 40
+
+
+def test_heuristic_lead_styles_play_the_card_their_evaluation_prefers():
+    """Styles ``lead`` / ``rival_lead`` change only the race evaluation: the variant plays the card
+    with the best ``play_values(lead, rival_lead)`` (speed-8 cards discounted by keep_speed8), and
+    a bid or bet is the standard heuristic's."""
+    game = make_game("downforce_v0")
+    style = {"lead": 0.5, "rival_lead": 0.75}
+    played = bids = 0
+    for st, p in _walk(game, 4, 2, seed=9):
+        var = game.heuristic_bot(p, 0, **style).act_state(st, p)
+        if st.dec_type == Dec.PLAY:
+            legal = np.flatnonzero(st.legal_mask()).tolist()
+            v = np.array(R.play_values(st, p, legal, "player", 0.5, 0.75)) - 0.8 * (np.array(legal) >= R.NUM_REGULAR)
+            assert var == legal[int(np.argmax(v))]
+            played += 1
+        elif st.dec_type in (Dec.BID, Dec.BET):
+            assert var == game.heuristic_bot(p, 0).act_state(st, p)
+            bids += 1
+    assert played > 20 and bids > 10
+
+
+def test_heuristic_grid_bonus_raises_bids_for_front_row_cars_only():
+    game = make_game("downforce_v0")
+    front = other = 0
+    for st, p in _walk(game, 4, 6, seed=11):
+        if st.dec_type != Dec.BID:
+            continue
+        car = st.auction_order[st.auction_idx]
+        std = game.heuristic_bot(p, 0).act_state(st, p)
+        hi = game.heuristic_bot(p, 0, grid_bonus=4.0).act_state(st, p)
+        if st.grid_cars.index(car) < 2:
+            assert game.bid_value[hi][car] >= game.bid_value[std][car]
+            front += game.bid_value[hi][car] > game.bid_value[std][car]
+        else:
+            assert hi == std
+            other += 1
+    assert front > 0 and other > 0
+
+
+@pytest.mark.parametrize(
+    "style, match",
+    [
+        ({"lead": 1.5}, "lead=1.5 must lie in"),
+        ({"rival_lead": -0.1}, "rival_lead=-0.1 must lie in"),
+        ({"lead": "half"}, "lead='half' must be a number"),
+        ({"grid_bonus": True}, "grid_bonus=True must be a number"),
+        ({"keep_speed8": None}, "keep_speed8=None must be a number"),
+    ],
+)
+def test_heuristic_style_values_are_checked(style, match):
+    with pytest.raises(ConfigError, match=match):
+        make_game("downforce_v0").heuristic_bot(0, 0, **style)

@@ -20,6 +20,14 @@ CASES = [
     ({"powers": True, "odds_winner_only": True, "track": "sprint", "steering": "auto"}, {}, 5, False, 4),
     ({}, {"bet_own": True, "keep_speed8": 2.0}, 6, True, 5),
     ({"powers": True}, {"steer": "auto"}, 4, True, 6),
+    # the shipped bot's imitation teacher (configs/downforce_v0.yaml, bc.teacher)
+    (
+        {"action_features": True},
+        {"bet_own": True, "keep_speed8": 2.0, "lead": 0.5, "rival_lead": 0.75, "grid_bonus": 2.0},
+        4,
+        True,
+        7,
+    ),
 ]
 EXPECTED = {
     0: "1a5070a907844228",
@@ -28,6 +36,7 @@ EXPECTED = {
     3: "e3b78b6e39b6f160",
     4: "7e28272a6026a297",
     5: "24fc6be485c3723b",
+    6: "0e0eaff4f1158e97",
 }
 
 
