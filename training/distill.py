@@ -317,6 +317,38 @@ def fit(
     return tensors_to_params(arch, tensors), vparams, report
 
 
+def load_data(path: str | Path, bot: Any) -> tuple[dict[str, np.ndarray], dict]:
+    """Read a ``--data`` file written by :func:`distill`: the arrays and what recorded them
+    (``{}`` for a file written before that was kept). Games of another game or of an observation
+    of another size are refused with a ConfigError naming the mismatch; games recorded around
+    another bot of the same game are fine (their visit counts are the targets)."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            data = {k: z[k] for k in z.files}
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"distill: --data {path} is not a distill data file ({e})") from None
+    need = ("pol_obs", "pol_mask", "pol_target", "pol_game", "val_obs", "val_target", "val_game", "teacher_win_rate")
+    missing = [k for k in need if k not in data]
+    if missing:
+        raise ConfigError(f"distill: --data {path} lacks {missing}; is it a distill data file?")
+    recorded: dict = {}
+    if "recorded_by" in data:
+        recorded = json.loads(str(data.pop("recorded_by")))
+    env_id = bot.card["env_id"]
+    if recorded.get("env_id", env_id) != env_id:
+        raise ConfigError(f"distill: --data {path} holds {recorded['env_id']} games; the bot plays {env_id}")
+    width = int(bot.arch["input_size"])
+    for k in ("pol_obs", "val_obs"):
+        if data[k].ndim != 2 or data[k].shape[1] != width:
+            raise ConfigError(
+                f"distill: --data {path}: its observations ({k}) have shape {tuple(data[k].shape)}; "
+                f"the bot reads {width} values (another game or other options?)"
+            )
+    if data["pol_mask"].shape[1:] != (int(bot.arch["num_actions"]),):
+        raise ConfigError(f"distill: --data {path}: its masks do not have the bot's {bot.arch['num_actions']} actions")
+    return data, recorded
+
+
 def distill(
     bot_path: str,
     out: str | Path,
@@ -346,17 +378,29 @@ def distill(
         raise ConfigError(f"distill: --out {out} is the bot's own folder; write the new bot elsewhere")
     _check_weights(bot, policy_weight, value_weight)  # before any game is played
     t0 = time.time()
+    recorded = {  # what the games are, kept with them so that a later fit records where they came from
+        "env_id": bot.card["env_id"],
+        "options": bot.card.get("options") or {},
+        "bot": str(bot_path),
+        "bot_weights_sha256": bot.hashes.get("weights.safetensors"),
+        "teacher": teacher if teacher == "neural" else f"{teacher}:{simulations}",
+        "opponents": list(opponents),
+        "seed": seed,
+    }
     if data_path is not None and Path(data_path).exists():
-        with np.load(data_path, allow_pickle=False) as z:
-            data = {k: z[k] for k in z.files}
-        log(f"data loaded from {data_path}: {len(data['pol_target'])} teacher decisions")
+        data, recorded = load_data(data_path, bot)
+        log(
+            f"data loaded from {data_path}: {len(data['pol_target'])} teacher decisions, recorded by "
+            f"{recorded.get('teacher', '?')} around {recorded.get('bot', '?')} against {recorded.get('opponents', '?')}"
+        )
     else:
         data = collect(
             str(bot.folder), games, opponents, teacher, simulations, workers=workers, seed=seed, progress=progress
         )
         if data_path is not None:
             Path(data_path).parent.mkdir(parents=True, exist_ok=True)
-            np.savez_compressed(data_path, **data)  # type: ignore[arg-type]
+            meta = np.array(json.dumps(recorded, sort_keys=True))
+            np.savez_compressed(data_path, **data, recorded_by=meta)  # type: ignore[arg-type]
     collect_s = time.time() - t0
     log(
         f"{len(data['pol_target'])} teacher decisions, {len(data['val_target'])} value targets; "
@@ -378,8 +422,9 @@ def distill(
         {
             "from": str(bot_path),
             "from_weights_sha256": bot.hashes.get("weights.safetensors"),
-            "teacher": teacher if teacher == "neural" else f"{teacher}:{simulations}",
-            "opponents": list(opponents),
+            # the games' teacher and opponents (those of a --data file when it was read)
+            "teacher": recorded.get("teacher"),
+            "opponents": recorded.get("opponents"),
             "games": int(len(np.unique(data["val_game"]))),
             "teacher_win_rate": round(float(data["teacher_win_rate"]), 4),
             "policy_weight": policy_weight,
@@ -391,6 +436,8 @@ def distill(
             "command": command,
         }
     )
+    if data_path is not None:
+        rounds[-1]["data"] = {"path": str(data_path), "recorded_by": recorded}
     training["distill"] = rounds  # one entry per round, oldest first
     training["value_reward"] = value_reward(bot.card)  # what the value targets were
     card["training"] = training

@@ -183,3 +183,43 @@ def test_distill_policy_only_keeps_the_value_head_exactly(blank_bot, tmp_path):
     assert card["training"]["distill"][-1]["value_weight"] == 0.0
     with pytest.raises(ConfigError, match="nothing to fit"):
         distill(str(valued), tmp_path / "y", policy_weight=0.0, value_weight=0.0, **kw)
+
+
+def test_distill_data_file_records_its_games_and_refuses_another_games(blank_bot, tmp_path):
+    """``--data``: the file keeps what recorded its games (teacher, opponents, the bot's weights);
+    a fit from it records that, not the command line's; a file of other observations or no data
+    file is refused with a ConfigError naming it, before anything is written."""
+    data = tmp_path / "d.npz"
+    quiet = dict(workers=1, progress=False, log=lambda s: None, epochs=1)
+    distill(str(blank_bot), tmp_path / "a", games=3, opponents=["random"], simulations=8, data_path=data, **quiet)
+    with np.load(data, allow_pickle=False) as z:
+        rec = json.loads(str(z["recorded_by"]))
+    assert rec["teacher"] == "neural+search:8" and rec["opponents"] == ["random"]
+    assert rec["env_id"] == "tinynim_v0" and rec["bot_weights_sha256"]
+    # a second fit reads the file: its round names the games' teacher and opponents, not the defaults
+    card = distill(str(blank_bot), tmp_path / "b", data_path=data, **quiet)
+    last = card["training"]["distill"][-1]
+    assert last["teacher"] == "neural+search:8" and last["opponents"] == ["random"]
+    assert last["data"]["recorded_by"]["bot_weights_sha256"] == rec["bot_weights_sha256"]
+    # observations of another width: refused, nothing written
+    with np.load(data, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays["pol_obs"] = np.zeros((len(arrays["pol_obs"]), 3), np.float32)
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, **arrays)
+    with pytest.raises(ConfigError, match=r"pol_obs.*the bot reads"):
+        distill(str(blank_bot), tmp_path / "c", data_path=bad, **quiet)
+    assert not (tmp_path / "c").exists()
+    other = dict(
+        arrays, pol_obs=np.load(data)["pol_obs"], recorded_by=np.array(json.dumps(dict(rec, env_id="claim_v0")))
+    )
+    np.savez(bad, **other)
+    with pytest.raises(ConfigError, match="holds claim_v0 games; the bot plays tinynim_v0"):
+        distill(str(blank_bot), tmp_path / "c", data_path=bad, **quiet)
+    junk = tmp_path / "junk.npz"
+    np.savez(junk, x=np.zeros(3))
+    with pytest.raises(ConfigError, match=r"lacks \['pol_obs'"):
+        distill(str(blank_bot), tmp_path / "c", data_path=junk, **quiet)
+    (tmp_path / "text.npz").write_text("not a zip")
+    with pytest.raises(ConfigError, match="not a distill data file"):
+        distill(str(blank_bot), tmp_path / "c", data_path=tmp_path / "text.npz", **quiet)
