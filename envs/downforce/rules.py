@@ -1932,11 +1932,13 @@ def race_value(st: DownforceState, seat: int, lead: float = 0.0, rival_lead: flo
         p = fin - place[c] if place[c] else pos[c] // LANES + 0.01 * (3 - stamp[c] / stamps)
         if owner[c] == seat:
             own += p
-            best_own = max(best_own, p)
+            if p > best_own:
+                best_own = p
         else:
             other += p
             nother += 1
-            best_other = max(best_other, p)
+            if p > best_other:
+                best_other = p
     nown = NUM_CARS - nother
     v_own = own / nown if nown else 0.0
     v_other = other / nother if nother else 0.0
