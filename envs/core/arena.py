@@ -4,10 +4,12 @@ match of one bot against the others with a win rate and its 95% interval.
     python -m boardzoo.envs.core.arena downforce_v0 --players 4 --games 400
     python -m boardzoo.envs.core.arena downforce_v0 --option powers=True --games 200
     python -m boardzoo.envs.core.arena downforce_v0 --vs steer=auto --games 1000
+    python -m boardzoo.envs.core.arena downforce_v0 --style lead=0.5 --vs default --games 2000
 
-prints the heuristic bot's win rate against random bots, or against a variant of the heuristic
-(``--vs KEY=VALUE[,KEY=VALUE]``: style keywords the game's heuristic offers; ``--style`` sets the
-hero's), its seat rotated over every seat; a shared win counts as 1/k of a win.
+prints the heuristic bot's win rate against random bots, against the standard heuristic
+(``--vs default``) or against a variant of it (``--vs KEY=VALUE[,KEY=VALUE]``: style keywords the
+game's heuristic offers; ``--style`` sets the hero's, values as Python literals), its seat rotated
+over every seat; a shared win counts as 1/k of a win.
 ``boardzoo eval`` (training extra) runs full tournaments with ratings.
 """
 
@@ -158,12 +160,14 @@ def main(argv: list[str] | None = None) -> int:
         metavar="KEY=VALUE",
         help="game option (Python literal value), repeatable",
     )
-    ap.add_argument("--vs", default="random", help="random, or a heuristic style as KEY=VALUE[,KEY=VALUE]")
+    ap.add_argument(
+        "--vs", default="random", help="random, default (the standard heuristic), or its style as KEY=VALUE[,KEY=VALUE]"
+    )
     ap.add_argument("--style", action="append", default=[], metavar="KEY=VALUE", help="the hero heuristic's style")
     args = ap.parse_args(argv)
     opts = parse_pairs(args.option, "--option")
     hero_style = parse_pairs(args.style, "--style")
-    vs_style = None if args.vs == "random" else parse_pairs([args.vs], "--vs")
+    vs_style = None if args.vs == "random" else {} if args.vs == "default" else parse_pairs([args.vs], "--vs")
     cls = game_class(args.env_id)
     try:
         game = cls(**opts)

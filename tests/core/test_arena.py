@@ -25,3 +25,11 @@ def test_arena_against_a_heuristic_variant(capsys):
 def test_arena_unknown_style_fails_clearly():
     with pytest.raises(SystemExit, match="hydropolis_v0.*nope"):
         main(["hydropolis_v0", "--games", "2", "--vs", "nope=1"])
+
+
+def test_arena_variant_against_the_standard_heuristic(capsys):
+    assert main(["downforce_v0", "--games", "4", "--style", "lead=0.5,bet_own=true", "--vs", "default"]) == 0
+    out = capsys.readouterr().out
+    assert "vs default" in out and "'lead': 0.5" in out and "'bet_own': True" in out
+    with pytest.raises(SystemExit, match="downforce_v0.*lead"):
+        main(["downforce_v0", "--games", "2", "--style", "lead=2", "--vs", "default"])
