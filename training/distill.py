@@ -409,8 +409,11 @@ def distill(
     params, vparams, report = fit(
         bot, data, epochs=epochs, lr=lr, policy_weight=policy_weight, value_weight=value_weight, seed=seed, log=log
     )
-    # the source's measured strength and conversion record describe other weights
-    drop = ("strength", "converted_from", "architecture", "format", "format_version")
+    # the source's measured strength and conversion record describe other weights; a value-only fit
+    # keeps the policy's weights exactly, so its play and the strength measured on it stand
+    drop = ("converted_from", "architecture", "format", "format_version") + (
+        () if policy_weight <= 0 else ("strength",)
+    )
     card = {k: v for k, v in bot.card.items() if k not in drop}
     card["created"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     if command:

@@ -86,23 +86,18 @@ def test_distill_value_only_keeps_the_policy_exactly(blank_bot, tmp_path):
     src.tensors["layers.0.weight"][:] = np.random.default_rng(0).normal(size=src.tensors["layers.0.weight"].shape)
     folder = tmp_path / "nonblank"
     card = {k: src.card[k] for k in ("env_id", "version", "options", "observation_shape", "num_actions", "training")}
+    card["strength"] = {"results": {"heuristic": {"win_rate": 0.6}}}
     write_policy(src.params, "tanh", card, folder, onnx=False)
     out = tmp_path / "valued"
-    distill(
-        str(folder),
-        out,
-        games=20,
-        opponents=["random"],
-        teacher="neural",
-        epochs=2,
-        policy_weight=0.0,
-        workers=1,
-        progress=False,
-        log=lambda s: None,
-    )
+    kw = dict(games=20, opponents=["random"], teacher="neural", epochs=2, workers=1, progress=False, log=lambda s: None)
+    distill(str(folder), out, policy_weight=0.0, **kw)
     old, new = read_bot(folder), read_bot(out)
     for k, v in old.tensors.items():
         assert np.array_equal(new.tensors[k], v), k
+    # the same policy plays as before: its measured strength stands; a policy fit drops it
+    assert new.card["strength"] == card["strength"]
+    distill(str(folder), tmp_path / "refit", **kw)
+    assert "strength" not in read_bot(tmp_path / "refit").card
     assert new.value_params is not None and old.value_params is None
     # the search reads what the fitted head estimates, not the policy's training reward
     assert new.card["training"]["value_reward"] == "win"
