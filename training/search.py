@@ -226,8 +226,8 @@ class SearchBot:
         self.last_visits = {a: ch.visits for a, ch in root.children.items()}
         return int(legal[max(remaining, key=score)])
 
-    def _prior(self, s: State, p: int) -> np.ndarray:
-        z = self.policy.logits(s.observation(p)) / self.prior_temperature
+    def _prior(self, s: State, p: int, obs: np.ndarray | None = None) -> np.ndarray:
+        z = self.policy.logits(s.observation(p) if obs is None else obs) / self.prior_temperature
         z = np.where(s.legal_mask() > 0, z, NEG)
         z = np.exp(z - z.max())
         return z / z.sum()
@@ -253,8 +253,9 @@ class SearchBot:
                 s.apply_action(s.sample_chance(self.rng))
                 continue
             if node.prior is None:  # a new leaf: expand it, evaluate, back up
-                node.prior = self._prior(s, p)
-                values = self._evaluate(s)
+                obs = s.observation(p)  # once for the prior and the mover's value (encoding is most of a simulation)
+                node.prior = self._prior(s, p, obs)
+                values = self._evaluate(s, p, obs)
                 break
             legal = np.flatnonzero(s.legal_mask())
             prior = node.prior[legal]
@@ -299,10 +300,11 @@ class SearchBot:
         r = s.score_returns() if self.reward == "score" else s.returns()
         return [float(v) for v in r]
 
-    def _evaluate(self, s: State) -> list[float]:
+    def _evaluate(self, s: State, mover: int = -1, mover_obs: np.ndarray | None = None) -> list[float]:
+        """Each seat's value of leaf ``s``; ``mover_obs``, if given, is ``s.observation(mover)``."""
         n = s.num_players
         if self.value_net is not None:
-            obs = np.stack([s.observation(q) for q in range(n)])
+            obs = np.stack([mover_obs if q == mover and mover_obs is not None else s.observation(q) for q in range(n)])
             return [float(v) for v in np.clip(self.value_net.value(obs), -1.0, 1.0)]
         steps = 0
         while steps < self.rollout_steps:  # no value head: a random playout, as IS-MCTS
