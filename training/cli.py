@@ -1,7 +1,7 @@
 """The ``boardzoo`` command: train, export, eval, play, serve.
 
 boardzoo train configs/downforce_v0.yaml [--resume | --force] [--run-dir DIR] [--steps N]
-boardzoo export runs/downforce_v0 [--out checkpoints/downforce_v0] [--eval-games 1000]
+boardzoo export runs/downforce_v0 [--out checkpoints/downforce_v0] [--eval-games 1000] [--value-games 400]
 boardzoo eval downforce_v0 --bots neural,mcts,heuristic,random --games 1000
 boardzoo play downforce_v0 --players 4 --seat 0 --vs neural
 boardzoo serve [--host 127.0.0.1] [--port 8000]   (the web extra: play, watch and replay in the browser)
@@ -50,21 +50,27 @@ def cmd_train(a: argparse.Namespace) -> None:
 
 
 def cmd_export(a: argparse.Namespace) -> None:
-    from .export import export_run, measure_strength, refresh_layout
+    from .export import export_run, measure_strength, measure_value, refresh_layout
 
     if a.refresh_layout:
         card = refresh_layout(a.run_dir)
         print(f"observation layout of {a.run_dir}/card.json refreshed: {len(card['observation_layout'])} blocks")
         return
     if a.measure_only:
-        measure_strength(a.run_dir, a.eval_games, workers=a.workers, seed=a.seed, progress=not a.no_progress)
-        print(f"strength recorded in {a.run_dir}/card.json")
+        if a.eval_games <= 0 and a.value_games <= 0:
+            raise BoardZooError("export --measure-only: give --eval-games N, --value-games N or both")
+        if a.eval_games > 0:
+            measure_strength(a.run_dir, a.eval_games, workers=a.workers, seed=a.seed, progress=not a.no_progress)
+        if a.value_games > 0:
+            measure_value(a.run_dir, a.value_games, workers=a.workers, seed=a.seed, progress=not a.no_progress)
+        print(f"measurements recorded in {a.run_dir}/card.json")
         return
     out = export_run(
         a.run_dir,
         out=a.out,
         which=a.which,
         eval_games=a.eval_games,
+        value_games=a.value_games,
         workers=a.workers,
         onnx=not a.no_onnx,
         seed=a.seed,
@@ -155,6 +161,12 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--out", default=None, help="output folder (default RUN_DIR/export)")
     e.add_argument("--which", choices=["best", "last"], default="best")
     e.add_argument("--eval-games", type=int, default=0, help="measure vs random and heuristic over N games each")
+    e.add_argument(
+        "--value-games",
+        type=int,
+        default=0,
+        help="check the value head against the outcomes of N games (its error against the outcomes' variance)",
+    )
     e.add_argument("--measure-only", action="store_true", help="RUN_DIR is an exported folder: only measure")
     e.add_argument(
         "--refresh-layout",

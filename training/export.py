@@ -1,6 +1,6 @@
 """Stand-alone bots: export a training run as a data-only bot folder, load it back safely.
 
-``boardzoo export RUN_DIR [--out DIR] [--eval-games N]`` writes into ``DIR`` (see
+``boardzoo export RUN_DIR [--out DIR] [--eval-games N] [--value-games N]`` writes into ``DIR`` (see
 :mod:`.botformat` for the format and what loading guarantees):
 
 ``weights.safetensors``  the policy's weights (no code can ride along), with a second record of the
@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from boardzoo.envs import game_class, make_game
+from boardzoo.envs import ConfigError, game_class, make_game
 
 from .botformat import (  # noqa: F401  (re-exported: the public names of bot files)
     CARD,
@@ -331,6 +331,7 @@ def export_run(
     out: str | Path | None = None,
     which: str = "best",
     eval_games: int = 0,
+    value_games: int = 0,
     workers: int = 2,
     onnx: bool = True,
     seed: int = 12345,
@@ -345,6 +346,8 @@ def export_run(
         which: ``best`` (best evaluation during training) or ``last``.
         eval_games: games per opponent (random, heuristic) at the default player count to measure
             and record in the card (0: record the last training evaluation instead).
+        value_games: games of the bot against the heuristic and itself to check its value head
+            against the outcomes (:func:`measure_value`; 0: no check).
     """
     from .config import load_config
 
@@ -391,6 +394,8 @@ def export_run(
     card = write_policy(params, cfg.net.activation, card, out, onnx=onnx, value=value)
     if eval_games > 0:
         measure_strength(out, eval_games, workers=workers, seed=seed, progress=progress, log=log)
+    if value_games > 0 and value is not None:
+        measure_value(out, value_games, workers=workers, seed=seed, progress=progress, log=log)
     return out
 
 
@@ -457,3 +462,68 @@ def measure_strength(
     card["strength"] = strength
     card_path.write_text(json.dumps(card, indent=1, sort_keys=True) + "\n")
     return strength
+
+
+def measure_value(
+    bot_dir: str | Path,
+    games: int,
+    opponents: tuple[str, ...] | None = None,
+    workers: int = 2,
+    seed: int = 12345,
+    progress: bool = True,
+    log: Any = print,
+) -> dict:
+    """Check the exported value head against real outcomes and record it in the card (``value_check``).
+
+    The plain bot plays ``games`` games (seat rotated) against ``opponents`` (default: the heuristic
+    and itself, alternating: :func:`.distill.collect`); every decision's observation is scored by the
+    value head against the final reward of the seat that saw it (``score_returns()`` for a head that
+    learned scores, else ``returns()``, as :func:`.search.value_reward` says). ``mse`` is set against
+    ``outcome_variance``, the error of the best constant guess: a head with ``skill = 1 - mse /
+    variance`` at or below 0 tells the search bot (:mod:`.search`) nothing at its leaves, however
+    well the policy plays; :mod:`.distill` (``--value-only``) refits it. Decisions of one game are
+    correlated, so the figure is over games, not decisions.
+
+    Raises:
+        ConfigError: the bot has no value head, or ``games`` < 1.
+    """
+    from .distill import collect
+    from .policy import NumpyValue
+    from .search import value_reward
+
+    bot = read_bot(bot_dir)
+    if bot.value_params is None:
+        raise ConfigError(f"{bot.folder}: this bot has no value head to check (export it from a run with one)")
+    if games < 1:
+        raise ConfigError(f"value check: games must be >= 1, got {games}")
+    opponents = tuple(opponents) if opponents else ("heuristic", f"neural:{bot.folder}")
+    t0 = time.time()
+    data = collect(str(bot.folder), games, opponents, teacher="neural", workers=workers, seed=seed, progress=progress)
+    pred = NumpyValue(bot.value_params, bot.arch["activation"]).value(data["val_obs"])
+    target = data["val_target"].astype(np.float64)
+    mse = float(np.mean((pred - target) ** 2))
+    var = float(np.var(target))
+    skill = 1.0 - mse / var if var > 0 else float("nan")
+    check = {
+        "measured": time.strftime("%Y-%m-%d", time.gmtime()),
+        "games": games,
+        "decisions": int(len(target)),
+        "opponents": list(opponents),
+        "reward": value_reward(bot.card),
+        "mse": round(mse, 5),
+        "outcome_variance": round(var, 5),
+        "skill": round(skill, 4),
+        "informative": bool(skill > 0),
+        "seed": seed,
+        "wall_s": round(time.time() - t0, 1),
+        "command": f"boardzoo export {bot.folder} --measure-only --value-games {games} --seed {seed}",
+    }
+    verdict = "" if skill > 0 else " -- no better than a constant: refit it with boardzoo distill ... --value-only"
+    log(
+        f"{bot.card['env_id']} value head over {games} games ({len(target)} decisions): mse {mse:.4f}, "
+        f"outcome variance {var:.4f}, skill {skill:.3f}{verdict}"
+    )
+    card = read_card(bot.folder)
+    card["value_check"] = check
+    (bot.folder / CARD).write_text(json.dumps(card, indent=1, sort_keys=True) + "\n")
+    return check

@@ -211,3 +211,51 @@ def test_search_first_play_urgency_from_the_parent(tiny_games):
     wide = SearchBot(pol, val, simulations=30, c_puct=0.1, normalize=True, seed=0)
     wide.act_state(st, 0)
     assert len(wide.last_visits) == 3
+
+
+def test_value_check_scores_the_head_against_outcomes(tiny_run, tmp_path, monkeypatch):
+    """``boardzoo export --value-games``: the value head's error on real games against the outcomes'
+    variance (the best constant's error), recorded in the card; a constant head has no skill."""
+    from boardzoo.envs import ConfigError
+    from boardzoo.training import policy
+    from boardzoo.training.botformat import read_bot
+    from boardzoo.training.distill import collect
+    from boardzoo.training.export import export_run, measure_value
+
+    out = export_run(tiny_run, tmp_path / "bot", which="last", progress=False, log=lambda s: None)
+    lines: list[str] = []
+    check = measure_value(out, 12, workers=1, seed=5, progress=False, log=lines.append)
+    assert read_bot(out).card["value_check"] == check
+    data = collect(str(out), 12, ("heuristic", f"neural:{out}"), teacher="neural", workers=1, seed=5, progress=False)
+    bot = read_bot(out)
+    pred = policy.NumpyValue(bot.value_params, bot.arch["activation"]).value(data["val_obs"])
+    mse = float(np.mean((pred - data["val_target"]) ** 2))
+    var = float(np.var(data["val_target"]))
+    assert check["decisions"] == len(data["val_target"]) > 12 and check["games"] == 12
+    assert check["mse"] == pytest.approx(mse, abs=1e-5) and check["outcome_variance"] == pytest.approx(var, abs=1e-5)
+    assert check["skill"] == pytest.approx(1 - mse / var, abs=1e-3)
+    assert check["informative"] == (check["skill"] > 0) and "value head over 12 games" in lines[-1]
+
+    mean = float(np.mean(data["val_target"]))  # the best constant guess has no skill
+    monkeypatch.setattr(policy.NumpyValue, "value", lambda self, obs: np.full(len(obs), mean + 0.3))
+    const = measure_value(out, 12, workers=1, seed=5, progress=False, log=lines.append)
+    assert const["skill"] <= 0 and const["informative"] is False and "no better than a constant" in lines[-1]
+    with pytest.raises(ConfigError, match="games must be >= 1"):
+        measure_value(out, 0, progress=False, log=lines.append)
+
+
+def test_value_check_needs_a_value_head_and_a_count(tiny_run, tmp_path, capsys):
+    from boardzoo.envs import ConfigError
+    from boardzoo.training.botformat import read_bot
+    from boardzoo.training.cli import main
+    from boardzoo.training.export import export_run, measure_value, write_policy
+
+    out = export_run(tiny_run, tmp_path / "bot", which="last", progress=False, log=lambda s: None)
+    assert main(["export", str(out), "--measure-only"]) == 2
+    assert "give --eval-games N, --value-games N or both" in capsys.readouterr().err
+    bot = read_bot(out)
+    card = {k: v for k, v in bot.card.items() if k not in ("architecture", "format", "format_version", "files")}
+    bare = write_policy(bot.params, bot.arch["activation"], card, tmp_path / "bare", onnx=False)
+    assert bare["architecture"]["value_head"] is None
+    with pytest.raises(ConfigError, match="no value head"):
+        measure_value(tmp_path / "bare", 5, progress=False, log=lambda s: None)
