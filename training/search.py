@@ -17,8 +17,9 @@ AlphaZero-style search (Silver et al. 2018) made to work for every BoardZoo game
   counts as the parent's mean value for ``p`` (first-play urgency, less ``fpu_reduction``);
 * a new leaf is evaluated by the value head for every seat (each seat's own observation: the
   critic's estimate of that seat's final reward) or, for a bot without a value head, by a random
-  playout as in IS-MCTS; a finished game by ``returns()`` (or ``score_returns()`` for a bot trained
-  on scores); values are backed up per seat (max^n), so any number of players works;
+  playout as in IS-MCTS (``rollout_mix`` blends such a playout's outcome into the value head's,
+  AlphaGo's mixed leaf evaluation); a finished game by ``returns()`` (or ``score_returns()`` for a bot
+  trained on scores); values are backed up per seat (max^n), so any number of players works;
 * the chosen action is the most visited legal root action.
 
 ``root="gumbel"`` replaces PUCT at the root by sequential halving (Gumbel AlphaZero, Danihelka et al.
@@ -79,7 +80,10 @@ class SearchBot:
         considered, c_visit, c_scale, gumbel_scale: the ``gumbel`` root's number of actions searched,
             ``sigma`` constants and Gumbel noise (0: the policy's top actions, deterministic play).
         reward: ``win`` (``returns()``) or ``score`` (``score_returns()``): what the value learned.
-        rollout_steps: decisions per random playout (bots without a value head).
+        rollout_steps: decisions per random playout (bots without a value head, or ``rollout_mix``).
+        rollout_mix: weight of a random playout's outcome in a leaf's value, the value head's the rest
+            (AlphaGo's mixed leaf evaluation, ``lambda``): 0 uses the value head alone, 1 the playout
+            alone; for a critic that predicts the outcome only a little better than a constant.
         seed: the bot's own random generator.
     """
 
@@ -103,6 +107,7 @@ class SearchBot:
         gumbel_scale: float = 0.0,
         reward: str = "win",
         rollout_steps: int = 400,
+        rollout_mix: float = 0.0,
         seed: int | None = None,
         name: str = "neural+search",
     ):
@@ -130,6 +135,9 @@ class SearchBot:
         self._lo, self._hi = math.inf, -math.inf  # the values backed up in this decision's tree
         self.reward = reward
         self.rollout_steps = int(rollout_steps)
+        if not 0.0 <= rollout_mix <= 1.0:
+            raise ValueError("SearchBot: rollout_mix must be between 0 and 1")
+        self.rollout_mix = float(rollout_mix)
         self.rng = np.random.default_rng(seed)
         self.name = name
         self.last_simulations = 0  # simulations run for the last decision
@@ -305,9 +313,18 @@ class SearchBot:
         n = s.num_players
         if self.value_net is not None:
             obs = np.stack([mover_obs if q == mover and mover_obs is not None else s.observation(q) for q in range(n)])
-            return [float(v) for v in np.clip(self.value_net.value(obs), -1.0, 1.0)]
+            net = [float(v) for v in np.clip(self.value_net.value(obs), -1.0, 1.0)]
+            if self.rollout_mix <= 0.0:
+                return net
+            lam = self.rollout_mix
+            return [(1.0 - lam) * a + lam * b for a, b in zip(net, self._playout(s))]
+        return self._playout(s)
+
+    def _playout(self, s: State) -> list[float]:
+        """A random playout from ``s`` (which it consumes) to the end, as IS-MCTS: each seat's final value."""
+        n = s.num_players
         steps = 0
-        while steps < self.rollout_steps:  # no value head: a random playout, as IS-MCTS
+        while steps < self.rollout_steps:
             p = s.current_player()
             if p == TERMINAL:
                 return self._final(s)

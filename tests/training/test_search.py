@@ -213,6 +213,32 @@ def test_search_first_play_urgency_from_the_parent(tiny_games):
     assert len(wide.last_visits) == 3
 
 
+def test_search_rollout_mix_blends_playouts_into_the_leaf_value(tiny_games):
+    """``rollout_mix``: a leaf's value is (1 - mix) * value head + mix * a random playout's outcome.
+    At 1 the head is ignored (same visits as the playout-only search, same random stream); at 0 the
+    playout is never run; a misleading head that knows the rest of the game is corrected by it."""
+    game, st = _nim(tiny_games, 9)
+    pol, val = _uniform(game)
+    n = game.observation_size
+    liar = NumpyValue([np.zeros((1, n), np.float32), np.full(1, 0.9, np.float32)])  # "every seat wins"
+    only_playout = SearchBot(pol, None, simulations=150, seed=4)
+    mixed_full = SearchBot(pol, liar, simulations=150, rollout_mix=1.0, seed=4)
+    assert only_playout.act_state(st, 0) == mixed_full.act_state(st, 0)
+    assert only_playout.last_visits == mixed_full.last_visits
+    plain, zero = (
+        SearchBot(pol, val, simulations=150, seed=4),
+        SearchBot(pol, val, simulations=150, rollout_mix=0.0, seed=4),
+    )
+    assert plain.act_state(st, 0) == zero.act_state(st, 0) and plain.last_visits == zero.last_visits
+    game, st = _nim(tiny_games, 7)  # best: take 3, leave 4; 60 simulations do not solve it from the tree alone
+    head_only = [SearchBot(pol, liar, simulations=60, seed=s).act_state(st, 0) for s in range(6)]
+    blended = [SearchBot(pol, liar, simulations=60, rollout_mix=0.5, seed=s).act_state(st, 0) for s in range(6)]
+    assert 2 not in head_only and blended == [2] * 6
+    for bad in (-0.1, 1.5):
+        with pytest.raises(ValueError, match="rollout_mix"):
+            SearchBot(pol, val, rollout_mix=bad)
+
+
 def test_value_check_scores_the_head_against_outcomes(tiny_run, tmp_path, monkeypatch):
     """``boardzoo export --value-games``: the value head's error on real games against the outcomes'
     variance (the best constant's error), recorded in the card; a constant head has no skill."""
