@@ -9,6 +9,8 @@ the first bot's win rate per seat against the even share ``1/n``):
 
 The search bot is ``neural+search:N`` (PUCT at the root) or, with ``--search-kind neural+gumbel``,
 the same search with a Gumbel root (sequential halving); below, ``neural+search`` stands for either.
+``--rollout-mix X`` makes it ``neural+search:N:mix=X`` (a random playout's outcome blended into each
+leaf's value with weight X).
 
 * ``search-neural``: ``neural+search:N`` against the plain ``neural`` bot (``--search-games``);
 * ``search-mcts``: ``neural+search:N`` against IS-MCTS, ``mcts:M`` (``--mcts``, ``--mcts-games``); for the
@@ -42,9 +44,15 @@ from typing import Any
 ROWS = ("search-neural", "search-mcts", "neural-heuristic", "search-heuristic", "mcts-heuristic")
 
 
+def search_spec(a: argparse.Namespace) -> str:
+    """The search bot's spec: ``KIND:N``, with ``:mix=X`` when ``--rollout-mix`` is given."""
+    mix = getattr(a, "rollout_mix", None)
+    return f"{a.search_kind}:{a.search}" + (f":mix={mix:g}" if mix else "")
+
+
 def lineup_for(row: str, env_id: str, a: argparse.Namespace) -> tuple[list[str], int]:
     """The bot specs (first bot measured) and the number of games of ``row`` for ``env_id``."""
-    search = f"{a.search_kind}:{a.search}"
+    search = search_spec(a)
     slow = env_id in a.slow_mcts
     mcts = f"mcts:{a.slow_mcts_sims if slow else a.mcts}"
     mcts_games = a.slow_mcts_games if slow else a.mcts_games
@@ -57,8 +65,8 @@ def lineup_for(row: str, env_id: str, a: argparse.Namespace) -> tuple[list[str],
     }[row]
 
 
-def time_search(env_id: str, simulations: int, games: int, seed: int, kind: str = "neural+search") -> tuple[float, int]:
-    """Mean wall seconds per decision of ``kind:simulations`` (a search bot) against the neural bot."""
+def time_search(env_id: str, spec: str, games: int, seed: int) -> tuple[float, int]:
+    """Mean wall seconds per decision of the search bot ``spec`` against the neural bot."""
     from boardzoo.envs import make_game
     from boardzoo.envs.core.arena import play_game
     from boardzoo.training.bots import default_options, make_bot
@@ -67,7 +75,7 @@ def time_search(env_id: str, simulations: int, games: int, seed: int, kind: str 
     n = type(game).default_players
     spent, count = 0.0, 0
     for g in range(games):
-        bot = make_bot(f"{kind}:{simulations}", game, 0, seed + g)
+        bot = make_bot(spec, game, 0, seed + g)
         inner = bot.act_state
 
         def timed(state: Any, seat: int, _inner: Any = inner) -> int:
@@ -114,6 +122,12 @@ def main(argv: list[str] | None = None) -> int:
         default="neural+search",
         choices=tuple(SEARCH_KINDS),
         help="the search bot: PUCT at the root (neural+search) or a Gumbel root (neural+gumbel)",
+    )
+    ap.add_argument(
+        "--rollout-mix",
+        type=float,
+        default=None,
+        help="blend a random playout's outcome into each leaf's value with this weight (the spec's mix=X)",
     )
     ap.add_argument("--search-games", type=int, default=1000)
     ap.add_argument("--mcts", type=int, default=1000, help="IS-MCTS simulations")
@@ -164,14 +178,14 @@ def main(argv: list[str] | None = None) -> int:
         times = "".join(
             f"- {e}: {t['s_per_decision']:.3f} s over {t['decisions']} decisions\n" for e, t in timing.items()
         )
-        note = f"\nSearch bot seconds per decision (`{a.search_kind}:{a.search}` against the neural bot):\n\n"
+        note = f"\nSearch bot seconds per decision (`{search_spec(a)}` against the neural bot):\n\n"
         (out / "table.md").write_text(head + markdown(done) + note + times)
 
     for env_id in envs:
         if a.time_games and (deadline is None or time.time() < deadline):
-            s, c = time_search(env_id, a.search, a.time_games, a.seed, a.search_kind)
+            s, c = time_search(env_id, search_spec(a), a.time_games, a.seed)
             timing[env_id] = {"s_per_decision": s, "decisions": c}
-            print(f"{env_id}: {a.search_kind}:{a.search} takes {s:.3f} s per decision ({c} decisions)", flush=True)
+            print(f"{env_id}: {search_spec(a)} takes {s:.3f} s per decision ({c} decisions)", flush=True)
         for row in rows:
             bots, games = lineup_for(row, env_id, a)
             entry: dict[str, Any] = {"env_id": env_id, "row": row, "bots": bots, "planned": games}

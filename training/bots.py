@@ -17,6 +17,8 @@ A bot spec is one of:
 ``neural+gumbel[:N[:PATH]]`` the same search with a Gumbel root (sequential halving over the prior's
                             top actions, as Gumbel AlphaZero): it spreads the budget over actions a
                             confident prior would never let PUCT visit
+``neural+search:N:mix=X[:PATH]`` (either search) each leaf's value is ``1 - X`` times the value head's
+                            plus ``X`` times a random playout's outcome (``SearchBot.rollout_mix``)
 
 Every bot follows the one Bot protocol of ``boardzoo.envs.core.bots``; play them through
 ``core.bots.choose`` so state-reading bots see only a ``resample_hidden`` view.
@@ -36,11 +38,31 @@ KINDS = ("random", "heuristic", "mcts", "rollout", "neural", "neural+search", "n
 SEARCH_KINDS = {"neural+search": "puct", "neural+gumbel": "gumbel"}
 SPEC_FORMS = (
     "random, heuristic, mcts[:N], rollout[:N[:ties]], neural[:PATH], "
-    "neural+search[:N[:PATH]], neural+gumbel[:N[:PATH]]"
+    "neural+search[:N[:mix=X][:PATH]], neural+gumbel[:N[:mix=X][:PATH]]"
 )  # every bot spec's form, for errors and help texts
 DEFAULT_MCTS_SIMULATIONS = 50
 DEFAULT_SEARCH_SIMULATIONS = 100
 DEFAULT_ROLLOUT_PLAYOUTS = 2
+
+
+def search_arg(spec: str, key: str = "bot") -> tuple[int, dict[str, float], str]:
+    """The parts of a search bot's spec after its kind: ``(N, options, PATH)`` from
+    ``N[:mix=X][:PATH]`` (N defaults to 100, PATH to the shipped bot: ``""``)."""
+    arg = spec.partition(":")[2]
+    n, _, rest = arg.partition(":")
+    if n and (not n.isdigit() or int(n) < 1):
+        raise ConfigError(f"{key}: {spec!r}: the search budget must be a positive integer ({SPEC_FORMS})")
+    opts: dict[str, float] = {}
+    if rest.startswith("mix="):
+        item, _, rest = rest.partition(":")
+        try:
+            x = float(item[4:])
+        except ValueError:
+            x = -1.0
+        if not 0.0 <= x <= 1.0:
+            raise ConfigError(f"{key}: {spec!r}: the rollout mix must be a number between 0 and 1 (mix=X)")
+        opts["rollout_mix"] = x
+    return (int(n) if n else DEFAULT_SEARCH_SIMULATIONS), opts, rest
 
 
 def check_spec(spec: str, key: str = "bot") -> None:
@@ -58,10 +80,8 @@ def check_spec(spec: str, key: str = "bot") -> None:
         if not arg.isdigit() or int(arg) < 1:
             what = "MCTS budget" if kind == "mcts" else "number of playouts"
             raise ConfigError(f"{key}: {spec!r}: the {what} must be a positive integer")
-    if kind in SEARCH_KINDS and arg:
-        n = arg.partition(":")[0]
-        if not n.isdigit() or int(n) < 1:
-            raise ConfigError(f"{key}: {spec!r}: the search budget must be a positive integer ({kind}:N[:PATH])")
+    if kind in SEARCH_KINDS:
+        search_arg(spec, key)
     if kind in ("random", "heuristic") and arg:
         raise ConfigError(f"{key}: {spec!r}: {kind} takes no argument")
 
@@ -89,7 +109,7 @@ def make_bot(spec: str, game: Any, seat: int, seed: int | None = None) -> Any:
         from .botformat import read_bot
         from .search import search_bot
 
-        n, _, path = arg.partition(":")
+        sims, opts, path = search_arg(spec)
         skey = ("search", game.env_id, path, json.dumps(game.options, sort_keys=True, default=str))
         if skey not in _NEURAL_CACHE:  # checked once per line-up, not once per game
             _NEURAL_CACHE[skey] = read_bot(
@@ -97,10 +117,11 @@ def make_bot(spec: str, game: Any, seat: int, seed: int | None = None) -> Any:
             )
         return search_bot(
             _NEURAL_CACHE[skey],
-            simulations=int(n) if n else DEFAULT_SEARCH_SIMULATIONS,
+            simulations=sims,
             seed=seed,
             root=SEARCH_KINDS[kind],
             name=kind,
+            **opts,
         )
     from .export import load_bot  # torch only when a neural bot is asked for
 
@@ -122,9 +143,7 @@ def default_options(env_id: str, specs: Any) -> dict:
     for spec in specs:
         kind = spec.partition(":")[0] if isinstance(spec, str) else None
         if kind == "neural" or kind in SEARCH_KINDS:
-            arg = spec.partition(":")[2]
-            if kind in SEARCH_KINDS:
-                arg = arg.partition(":")[2]
+            arg = search_arg(spec)[2] if kind in SEARCH_KINDS else spec.partition(":")[2]
             opts = read_card(resolve(arg or env_id))["options"]
             if opts:
                 return dict(opts)

@@ -171,6 +171,13 @@ def test_neural_search_bot_spec(tiny_run, tmp_path):
     for bad in ("neural+search:0", "neural+search:x", "neural+search:-3", "neural+gumbel:0", "neural+gumbel:y"):
         with pytest.raises(ConfigError, match="search budget"):
             check_spec(bad)
+    mixed = make_bot(f"neural+search:30:mix=0.25:{out}", game, 0, seed=1)
+    assert mixed.rollout_mix == 0.25 and mixed.simulations == 30 and bot.rollout_mix == 0.0
+    assert st.legal_mask()[choose(mixed, st, 0, np.random.default_rng(0))]
+    assert make_bot(f"neural+gumbel:30:mix=1:{out}", game, 0, seed=1).rollout_mix == 1.0
+    for bad in ("neural+search:30:mix=1.5", "neural+search:30:mix=-0.1", "neural+gumbel:30:mix=abc"):
+        with pytest.raises(ConfigError, match="rollout mix must be a number between 0 and 1"):
+            check_spec(bad)
 
 
 def _affine(val, scale, shift):

@@ -47,6 +47,8 @@ def test_slow_mcts_games_use_the_smaller_budget():
     assert table.lineup_for("search-heuristic", "challengers_v0", a) == (["neural+search:50", "heuristic"], 7)
     a.search_kind = "neural+gumbel"
     assert table.lineup_for("search-neural", "challengers_v0", a) == (["neural+gumbel:50", "neural"], 10)
+    a.rollout_mix = 0.5
+    assert table.lineup_for("search-mcts", "challengers_v0", a) == (["neural+gumbel:50:mix=0.5", "mcts:1000"], 100)
 
 
 def test_past_the_deadline_rows_are_listed_as_not_run(tmp_path):
