@@ -97,7 +97,7 @@ def _write_and_check(folder, params, activation, card, old, old_card, games):
     import onnxruntime as ort
 
     from boardzoo.envs import make_game
-    from boardzoo.training.export import load_bot, write_policy
+    from boardzoo.training.export import load_bot, write_card, write_policy
     from boardzoo.training.policy import NumpyPolicy
 
     old_hash = old_card["files"]["policy.pt"]
@@ -130,7 +130,7 @@ def _write_and_check(folder, params, activation, card, old, old_card, games):
         f"rebuilt torch module, ONNX under onnxruntime, numpy policy)",
         "date": time.strftime("%Y-%m-%d", time.gmtime()),
     }
-    (folder / "card.json").write_text(json.dumps(card, indent=1, sort_keys=True) + "\n")
+    write_card(folder, card)
     load_bot(folder)
     print(f"{folder.name}: converted; {n} decisions identical ({time.time() - t0:.0f} s); policy.pt removed")
     return card

@@ -224,11 +224,17 @@ def write_policy(
     )
     files[WEIGHTS] = sha256(out / WEIGHTS)
     card["files"] = dict(sorted(files.items()))
-    (out / CARD).write_text(json.dumps(card, indent=1, sort_keys=True) + "\n")
+    write_card(out, card)
     return card
 
 
 write_bot = write_policy
+
+
+def write_card(folder: str | Path, card: dict) -> None:
+    """Write ``card`` as ``folder/card.json``: sorted keys, strict JSON (no NaN: :func:`.botformat.read_card`
+    would refuse it), so that every writer of a card writes it the same way."""
+    (Path(folder) / CARD).write_text(json.dumps(card, indent=1, sort_keys=True, allow_nan=False) + "\n")
 
 
 def refresh_layout(folder: str | Path) -> dict:
@@ -248,7 +254,7 @@ def refresh_layout(folder: str | Path) -> dict:
             f"bot was trained on; retrain it instead of refreshing the layout"
         )
     card["observation_layout"] = layout_of(game)
-    (folder / CARD).write_text(json.dumps(card, indent=1, sort_keys=True) + "\n")
+    write_card(folder, card)
     return card
 
 
@@ -417,7 +423,6 @@ def measure_strength(
     from .tournament import run_tournament, save_results
 
     bot_dir = resolve(bot_dir)
-    card_path = bot_dir / CARD
     card = read_card(bot_dir)
     env_id = card["env_id"]
     n = game_class(env_id).default_players
@@ -460,7 +465,7 @@ def measure_strength(
     strength["margin"] = MARGIN
     strength["clears_margin"] = all(r["clears_margin"] for r in strength["results"].values())
     card["strength"] = strength
-    card_path.write_text(json.dumps(card, indent=1, sort_keys=True) + "\n")
+    write_card(bot_dir, card)
     return strength
 
 
@@ -525,5 +530,5 @@ def measure_value(
     )
     card = read_card(bot.folder)
     card["value_check"] = check
-    (bot.folder / CARD).write_text(json.dumps(card, indent=1, sort_keys=True) + "\n")
+    write_card(bot.folder, card)
     return check
