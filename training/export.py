@@ -508,7 +508,7 @@ def measure_value(
     target = data["val_target"].astype(np.float64)
     mse = float(np.mean((pred - target) ** 2))
     var = float(np.var(target))
-    skill = 1.0 - mse / var if var > 0 else float("nan")
+    skill = 1.0 - mse / var if var > 0 else None  # every outcome equal: nothing to predict
     check = {
         "measured": time.strftime("%Y-%m-%d", time.gmtime()),
         "games": games,
@@ -517,16 +517,21 @@ def measure_value(
         "reward": value_reward(bot.card),
         "mse": round(mse, 5),
         "outcome_variance": round(var, 5),
-        "skill": round(skill, 4),
-        "informative": bool(skill > 0),
+        "skill": None if skill is None else round(skill, 4),
+        "informative": skill is not None and skill > 0,
         "seed": seed,
         "wall_s": round(time.time() - t0, 1),
         "command": f"boardzoo export {bot.folder} --measure-only --value-games {games} --seed {seed}",
     }
-    verdict = "" if skill > 0 else " -- no better than a constant: refit it with boardzoo distill ... --value-only"
+    if skill is None:
+        verdict = "skill undefined: every outcome was the same"
+    else:
+        verdict = f"skill {skill:.3f}" + (
+            "" if skill > 0 else " -- no better than a constant: refit it with boardzoo distill ... --value-only"
+        )
     log(
         f"{bot.card['env_id']} value head over {games} games ({len(target)} decisions): mse {mse:.4f}, "
-        f"outcome variance {var:.4f}, skill {skill:.3f}{verdict}"
+        f"outcome variance {var:.4f}, {verdict}"
     )
     card = read_card(bot.folder)
     card["value_check"] = check

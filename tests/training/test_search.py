@@ -276,6 +276,18 @@ def test_value_check_scores_the_head_against_outcomes(tiny_run, tmp_path, monkey
     with pytest.raises(ConfigError, match="games must be >= 1"):
         measure_value(out, 0, progress=False, log=lines.append)
 
+    from boardzoo.training import distill
+
+    def drawn(*args, **kwargs):  # every outcome equal: no skill to measure, and the card stays strict JSON
+        d = collect(*args, **kwargs)
+        d["val_target"] = np.zeros_like(d["val_target"])
+        return d
+
+    monkeypatch.setattr(distill, "collect", drawn)
+    flat = measure_value(out, 4, workers=1, seed=5, progress=False, log=lines.append)
+    assert flat["skill"] is None and flat["informative"] is False and "skill undefined" in lines[-1]
+    assert read_bot(out).card["value_check"]["outcome_variance"] == 0.0
+
 
 def test_value_check_needs_a_value_head_and_a_count(tiny_run, tmp_path, capsys):
     from boardzoo.envs import ConfigError
