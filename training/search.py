@@ -322,22 +322,13 @@ class SearchBot:
 
     def _playout(self, s: State) -> list[float]:
         """A random playout from ``s`` (which it consumes) to the end, as IS-MCTS: each seat's final value."""
-        n = s.num_players
-        steps = 0
-        while steps < self.rollout_steps:
-            p = s.current_player()
-            if p == TERMINAL:
-                return self._final(s)
-            if p == CHANCE:
-                s.apply_action(s.sample_chance(self.rng))
-                continue
-            legal = np.flatnonzero(s.legal_mask())
-            s.apply_action(int(legal[self.rng.integers(len(legal))]))
-            steps += 1
+        s.random_playout(self.rng.integers, self.rng, self.rollout_steps)
+        if s.is_terminal():
+            return self._final(s)
         try:
             return self._final(s)
         except Exception:  # an unfinished game that cannot name its leader
-            return [0.0] * n
+            return [0.0] * s.num_players
 
 
 def value_reward(card: dict) -> str:

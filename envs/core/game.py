@@ -459,6 +459,29 @@ class State:
         i = int(rng.choice(len(outcomes), p=probs / probs.sum()))
         return outcomes[i][0]
 
+    def random_playout(self, pick: Callable[[int], Any], rng: np.random.Generator, max_decisions: int) -> int:
+        """Play on in place with uniformly random moves until the game ends or ``max_decisions``
+        decisions were made (chance steps not counted); return the decisions made.
+
+        Each decision takes legal action number ``pick(k)`` (an index below ``k``, the number of
+        legal actions, in action order), each chance node an outcome of ``sample_chance(rng)``.
+        The playout of every search bot (IS-MCTS, the network search's leaves): the actions come
+        from the legal mask, so it skips ``apply_action``'s legality check (a third of a playout's
+        time in Downforce) and stays exactly the loop ``apply_action(legal[pick(k)])``."""
+        steps = 0
+        while steps < max_decisions:
+            p = self.current_player()
+            if p == TERMINAL:
+                break
+            if p == CHANCE:
+                self.apply_action(self.sample_chance(rng))
+                continue
+            legal = self.legal_mask().nonzero()[0]
+            self._apply(int(legal[pick(len(legal))]))
+            self._mask = None
+            steps += 1
+        return steps
+
     def returns(self) -> list[float]:
         """Win-based returns (DESIGN.md): +1 sole winner, 0 each seat tied for first, -1 others;
         in a one-player game the final score times ``game.score_scale``."""

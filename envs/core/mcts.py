@@ -145,18 +145,7 @@ class MCTSBot:
             nd.value += value[p]
 
     def _rollout(self, s: State) -> None:
-        rng, py = self.rng, self._py
-        steps = 0
-        while steps < self.rollout_steps:
-            p = s.current_player()
-            if p == TERMINAL:
-                return
-            if p == CHANCE:
-                s.apply_action(s.sample_chance(rng))
-                continue
-            legal = np.flatnonzero(s.legal_mask())
-            s.apply_action(int(legal[py.randrange(len(legal))]))
-            steps += 1
+        s.random_playout(self._py.randrange, self.rng, self.rollout_steps)
 
     @staticmethod
     def _value(s: State) -> list[float]:

@@ -127,6 +127,37 @@ def test_clone_and_json_roundtrip(env_id, opts, n):
 
 
 @pytest.mark.parametrize("env_id,opts,n", CASES)
+def test_random_playout_is_the_checked_loop(env_id, opts, n):
+    """``State.random_playout`` (every search bot's playout, which skips ``apply_action``'s check)
+    ends in exactly the state the checked loop ``apply_action(legal[pick(k)])`` reaches with the
+    same draws, stops after ``max_decisions`` decisions, and leaves a state that plays on."""
+    game = make_game(env_id, **opts)
+    for g in range(2):
+        fast, slow = game.new_initial_state(n), game.new_initial_state(n)
+        py_f, py_s = np.random.default_rng(g), np.random.default_rng(g)
+        rng_f, rng_s = np.random.default_rng(g + 50), np.random.default_rng(g + 50)
+        made = fast.random_playout(lambda k: int(py_f.integers(k)), rng_f, 100_000)
+        steps = 0
+        while not slow.is_terminal():
+            if slow.is_chance_node():
+                slow.apply_action(slow.sample_chance(rng_s))
+                continue
+            legal = np.flatnonzero(slow.legal_mask())
+            slow.apply_action(int(legal[int(py_s.integers(len(legal)))]))
+            steps += 1
+        assert fast.is_terminal() and made == steps
+        assert fast.to_dict() == slow.to_dict() and fast.returns() == slow.returns()
+    # a capped playout stops at a decision and the state goes on through the checked API
+    st = game.new_initial_state(n)
+    rng = np.random.default_rng(7)
+    assert st.random_playout(lambda k: 0, rng, 3) == 3
+    st.check_invariants()
+    if not st.is_terminal():
+        _random_playout(st, rng)
+        assert st.is_terminal()
+
+
+@pytest.mark.parametrize("env_id,opts,n", CASES)
 def test_random_games_invariants(env_id, opts, n):
     game = make_game(env_id, **opts)
     rng = np.random.default_rng(5)
