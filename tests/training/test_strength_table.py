@@ -65,3 +65,17 @@ def test_past_the_deadline_rows_are_listed_as_not_run(tmp_path):
 def test_unknown_row_is_refused(tmp_path):
     with pytest.raises(SystemExit):
         _table().main(["--rows", "search-everything", "--out", str(tmp_path)])
+
+
+def test_bench_search_times_each_bot_in_each_game(tmp_path, capsys):
+    bench = load_benchmark("bench_search")
+    out = tmp_path / "search.json"
+    argv = ["--env", "get_on_board_v0", "--env", "hidden_castle_v0", "--bots", "mcts:5,neural+search:3"]
+    assert bench.main(argv + ["--decisions", "3", "--out", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert [r["env_id"] for r in data["rows"]] == ["get_on_board_v0", "hidden_castle_v0"]
+    for r in data["rows"]:
+        assert r["mcts:5"] > 0 and r["neural+search:3"] > 0
+    assert "| `hidden_castle_v0` |" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        bench.main(["--decisions", "0"])
