@@ -6,12 +6,13 @@
 
 Each game is played from a seeded start with the bot in every seat (chance from ``--seed``); the
 first ``--decisions`` decisions are timed on process CPU time (robust to other jobs sharing the
-machine), hidden information hidden as in every tournament (``bots.choose``). A game's options are
-those its shipped bot needs (``neural`` bots read them from the card). The script imports only
-``boardzoo``, so it can time another checkout's code: point a ``boardzoo`` package at it (a folder
-``boardzoo/`` whose ``envs`` and ``training`` link to the checkout's) on ``PYTHONPATH``, run from
-that checkout; both runs then time the same decisions where the code makes the same choices.
-Prints a Markdown table; ``--out`` writes JSON.
+machine; torch and numpy's BLAS on one thread, as in tournaments), hidden information hidden as in
+every tournament (``bots.choose``). A game's options are those its shipped bot needs (``neural``
+bots read them from the card). The script imports only ``boardzoo``, so it can time another
+checkout's code: point a ``boardzoo`` package at it (a folder ``boardzoo/`` whose ``envs`` and
+``training`` link to the checkout's) on ``PYTHONPATH``, run from that checkout; both runs then time
+the same decisions where the code makes the same choices. Prints a Markdown table; ``--out`` writes
+JSON.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ def time_bot(env_id: str, spec: str, decisions: int, seed: int) -> tuple[float, 
 
 def main(argv: list[str] | None = None) -> int:
     from boardzoo.envs import names
+    from boardzoo.training.tournament import one_thread
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--env", action="append", help="env id (repeatable; default: every registered game)")
@@ -63,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.decisions < 1:
         ap.error("--decisions must be >= 1")
     specs = [s for s in a.bots.split(",") if s]
+    one_thread()  # as in tournaments: a bot decides on one core (BLAS's thread pool spins otherwise)
     rows = []
     print("| env | " + " | ".join(f"{s} s/decision" for s in specs) + " |")
     print("|---|" + "---|" * len(specs))

@@ -84,12 +84,11 @@ def _timed_learn(model, steps: int, batch: int) -> tuple[int, float]:
 
 
 def bench_ours(cfg, steps: int) -> dict:
-    import torch
-
     from boardzoo.training.run import RunSeeds
+    from boardzoo.training.tournament import one_thread
     from boardzoo.training.train import build_model, make_vec_env
 
-    torch.set_num_threads(1)
+    one_thread()  # as boardzoo train
     seeds = RunSeeds(cfg.seed)
     vec = make_vec_env(cfg, seeds)
     with tempfile.TemporaryDirectory() as tmp:
@@ -108,7 +107,9 @@ def bench_reference(cfg, steps: int, obs_size: int, num_actions: int) -> dict:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    torch.set_num_threads(1)
+    from boardzoo.training.tournament import one_thread
+
+    one_thread()  # the same thread settings as ours
 
     def make():
         return TrivialMaskedEnv(obs_size, num_actions)

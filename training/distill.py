@@ -49,9 +49,9 @@ TEACHERS = ("neural", *SEARCH_KINDS)
 
 def _init_worker(bot_path: str, env_id: str, options: dict, teacher: str, simulations: int) -> None:
     from .botformat import read_bot
-    from .tournament import one_torch_thread
+    from .tournament import one_thread
 
-    one_torch_thread()
+    one_thread()
 
     game = make_game(env_id, **options)
     _W.update(

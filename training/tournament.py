@@ -51,18 +51,29 @@ def lineup(g: int, k: int, n: int) -> list[int]:
 _W: dict[str, Any] = {}
 
 
-def one_torch_thread() -> None:
-    """In a worker process: the neural bot runs one thread per process (the workers share the cores)."""
+def one_thread() -> None:
+    """One thread for torch and for numpy's BLAS in this process: for the workers of a tournament,
+    of ``distill`` and of training (which share the cores) and a learner beside them. The bots' and
+    opponents' networks run as numpy matrix products (:mod:`.policy`); a BLAS pool of several
+    threads busy-waits between those small products, and with other processes on the cores it made
+    a search decision about three times slower (Harmonies, ``neural+search:100``, measured with
+    ``benchmarks/bench_search.py`` beside a running tournament). ``threadpoolctl`` (the ``bots``
+    extra) sets the BLAS limit at run time; without it only torch's is set."""
     try:
         import torch
 
         torch.set_num_threads(1)
     except ImportError:
         pass
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return
+    threadpool_limits(1)  # called, not entered: the limit holds for the rest of the process
 
 
 def _init_worker(env_id: str, options: dict) -> None:
-    one_torch_thread()
+    one_thread()
     _W["game"] = make_game(env_id, **options)
 
 

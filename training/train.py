@@ -33,16 +33,12 @@ from .config import TrainConfig
 from .gym_env import OpponentPool, SelfPlayEnv
 from .policy import policy_params, value_params
 from .run import EvalCadence, League, Ledger, RunFolder, RunSeeds, progress_bar, stage_weights
+from .tournament import one_thread
 
 
 def _env_fn(cfg: TrainConfig, rank: int, seeds: RunSeeds) -> Callable[[], SelfPlayEnv]:
     def make() -> SelfPlayEnv:
-        try:
-            import torch
-
-            torch.set_num_threads(1)
-        except ImportError:
-            pass
+        one_thread()
         game = make_game(cfg.env_id, **cfg.options)
         pool = OpponentPool(
             game, stage_weights(cfg, 0.0), cfg.pool.max_snapshots, cfg.pool.latest_prob, cfg.net.activation
@@ -310,7 +306,7 @@ def train(
 
     folder = RunFolder(cfg, config_path, run_dir, MODEL, resume, force, log)
     seeds = RunSeeds(cfg.seed)
-    torch.set_num_threads(1)
+    one_thread()
     torch.manual_seed(seeds.torch)
     vec = make_vec_env(cfg, seeds)
     try:

@@ -29,6 +29,7 @@ import numpy as np
 
 from boardzoo.training.config import TrainConfig
 from boardzoo.training.run import EvalCadence, League, Ledger, RunFolder, RunSeeds, progress_bar, stage_weights
+from boardzoo.training.tournament import one_thread
 
 from .module import SHARED, actor_params, shared_policy_config
 
@@ -160,7 +161,7 @@ def train(
     recent: list[float] = []
     ledger = Ledger(cfg, folder, seeds, f"{cfg.env_id} ({folder.stem}, rllib)")
     ledger.write = log
-    torch.set_num_threads(1)
+    one_thread()
     torch.manual_seed(seeds.torch)
     started = start_ray(cfg, log)
     bar = None

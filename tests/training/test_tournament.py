@@ -156,3 +156,24 @@ def test_no_deadline_hit_plays_every_game(tiny_games):
 
     res = run_tournament("claim_v0", [Always, Never], 50, workers=2, progress=False, deadline=time.time() + 600)
     assert not res.truncated and len(res.games) == 50
+
+
+def test_one_thread_limits_torch_and_blas_in_the_process():
+    """Workers run the bots' numpy products on one BLAS thread (a spinning pool slowed searches ~3x)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import json, numpy, threadpoolctl, torch\n"
+        "from boardzoo.training.tournament import one_thread\n"
+        "one_thread()\n"
+        "pools = [i['num_threads'] for i in threadpoolctl.threadpool_info() if i['user_api'] == 'blas']\n"
+        "print(json.dumps([torch.get_num_threads(), pools]))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    torch_threads, pools = json.loads(out.stdout)
+    assert torch_threads == 1
+    assert pools and set(pools) == {1}  # numpy's BLAS was found, and limited
