@@ -53,7 +53,15 @@ def time_bot(env_id: str, spec: str, decisions: int, seed: int) -> tuple[float, 
 
 def main(argv: list[str] | None = None) -> int:
     from boardzoo.envs import names
-    from boardzoo.training.tournament import one_thread
+
+    try:
+        from boardzoo.training.tournament import one_thread
+    except ImportError:  # a checkout from before it (run with OPENBLAS_NUM_THREADS=1 for the same settings)
+
+        def one_thread() -> None:
+            import torch
+
+            torch.set_num_threads(1)
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--env", action="append", help="env id (repeatable; default: every registered game)")
