@@ -136,7 +136,7 @@ def test_random_playout_is_the_checked_loop(env_id, opts, n):
         fast, slow = game.new_initial_state(n), game.new_initial_state(n)
         py_f, py_s = np.random.default_rng(g), np.random.default_rng(g)
         rng_f, rng_s = np.random.default_rng(g + 50), np.random.default_rng(g + 50)
-        made = fast.random_playout(lambda k: int(py_f.integers(k)), rng_f, 100_000)
+        made = fast.random_playout(py_f.integers, rng_f, 100_000)
         steps = 0
         while not slow.is_terminal():
             if slow.is_chance_node():
