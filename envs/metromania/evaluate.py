@@ -69,6 +69,12 @@ def action_values(state: MetromaniaState) -> dict[int, float]:
     out: dict[int, float] = {}
     dests = None
     gate_targets: dict[int, list[int]] = {}  # per line
+    # per-call caches: the 12 tunnels of a line share its head h, the two sides of a direction
+    # their vertex w (the same values, computed once)
+    to_gate: dict[tuple[int, int], int] = {}  # (line, vertex) -> distance to its nearest gate target
+    to_dest: dict[int, int] = {}  # vertex -> distance to the nearest destination target
+    dead: dict[tuple[int, int], bool] = {}  # (line, direction) -> whether w is a dead end
+    unused_of: dict[int, int] = {}
     for a in legal:
         if a < A_EXTEND:  # START
             v = g.white_gates[a % 15]
@@ -91,21 +97,37 @@ def action_values(state: MetromaniaState) -> dict[int, float]:
             if h not in state.has_station and len(state.verts[li]) >= 2:
                 if any(o != li for o in state.vert_lines.get(h, ())):
                     val += 0.5 * state.station_points(h) + (1.0 if state.kinds[t] and h in g.tris[t] else 0.0)
-            unused = state.unused(li) - 1
+            unused = unused_of.get(li)
+            if unused is None:
+                unused = unused_of[li] = state.unused(li) - 1
             gates = gate_targets.get(li)
             if gates is None:
                 gates = gate_targets[li] = _gate_targets(state, li)
             if gates:
-                dh = min(map(hd[h].__getitem__, gates))
-                dw = min(map(hd[w].__getitem__, gates))
+                dh = to_gate.get((li, h))
+                if dh is None:
+                    dh = to_gate[li, h] = min(map(hd[h].__getitem__, gates))
+                dw = to_gate.get((li, w))
+                if dw is None:
+                    dw = to_gate[li, w] = min(map(hd[w].__getitem__, gates))
                 urgency = 1.0 if unused - dw < 4 else 0.3
                 val += TOWARD_GATE * urgency * (dh - dw)
             if dests is None:
                 dests = _dest_targets(state, p)
             if dests and not state.covered:
-                val += TOWARD_DEST * (min(map(hd[h].__getitem__, dests)) - min(map(hd[w].__getitem__, dests)))
-            if w not in gates and _dead_end(state, w, d, li):
-                val -= DEAD_END
+                eh = to_dest.get(h)
+                if eh is None:
+                    eh = to_dest[h] = min(map(hd[h].__getitem__, dests))
+                ew = to_dest.get(w)
+                if ew is None:
+                    ew = to_dest[w] = min(map(hd[w].__getitem__, dests))
+                val += TOWARD_DEST * (eh - ew)
+            if w not in gates:
+                de = dead.get((li, d))
+                if de is None:
+                    de = dead[li, d] = _dead_end(state, w, d, li)
+                if de:
+                    val -= DEAD_END
             out[a] = val
         elif a < A_STATION:  # CHOOSE_MARKER
             m = a - A_MARKER
