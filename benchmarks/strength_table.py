@@ -66,10 +66,14 @@ def lineup_for(row: str, env_id: str, a: argparse.Namespace) -> tuple[list[str],
 
 
 def time_search(env_id: str, spec: str, games: int, seed: int) -> tuple[float, int]:
-    """Mean wall seconds per decision of the search bot ``spec`` against the neural bot."""
+    """Mean wall seconds per decision of the search bot ``spec`` against the neural bot, torch and
+    numpy's BLAS on one thread as in the tournaments' workers (``one_thread``)."""
     from boardzoo.envs import make_game
     from boardzoo.envs.core.arena import play_game
     from boardzoo.training.bots import default_options, make_bot
+    from boardzoo.training.tournament import one_thread
+
+    one_thread()
 
     game = make_game(env_id, **default_options(env_id, ["neural"]))
     n = type(game).default_players
