@@ -528,6 +528,16 @@ class State:
         return f"<{self.game.env_id} state>"
 
 
+def slot_copier(cls: type) -> Callable[[Any, Any], None]:
+    """A function ``copy(dst, src)`` doing ``dst.k = src.k`` for every name in ``cls.__slots__``,
+    written out (one compiled line per slot: about a quarter of the cost of a ``setattr(getattr())``
+    loop), for a ``clone`` that starts from a shallow copy of a state with many slots."""
+    src = "def copy(d, s):\n" + "".join(f"    d.{k} = s.{k}\n" for k in vars(cls)["__slots__"]) + "    return None\n"
+    ns: dict[str, Any] = {}
+    exec(src, ns)
+    return ns["copy"]
+
+
 def _short(v: Any) -> str:
     r = repr(v)
     return r if len(r) <= 80 else r[:77] + "..."

@@ -69,12 +69,7 @@ def action_values(state: MetromaniaState) -> dict[int, float]:
     out: dict[int, float] = {}
     dests = None
     gate_targets: dict[int, list[int]] = {}  # per line
-    # per-call caches: the 12 tunnels of a line share its head h, the two sides of a direction
-    # their vertex w (the same values, computed once)
-    to_gate: dict[tuple[int, int], int] = {}  # (line, vertex) -> distance to its nearest gate target
-    to_dest: dict[int, int] = {}  # vertex -> distance to the nearest destination target
-    dead: dict[tuple[int, int], bool] = {}  # (line, direction) -> whether w is a dead end
-    unused_of: dict[int, int] = {}
+    steer: dict[tuple[int, int], tuple[float, float, float]] = {}  # per (line, direction): both sides share it
     for a in legal:
         if a < A_EXTEND:  # START
             v = g.white_gates[a % 15]
@@ -97,37 +92,18 @@ def action_values(state: MetromaniaState) -> dict[int, float]:
             if h not in state.has_station and len(state.verts[li]) >= 2:
                 if any(o != li for o in state.vert_lines.get(h, ())):
                     val += 0.5 * state.station_points(h) + (1.0 if state.kinds[t] and h in g.tris[t] else 0.0)
-            unused = unused_of.get(li)
-            if unused is None:
-                unused = unused_of[li] = state.unused(li) - 1
-            gates = gate_targets.get(li)
-            if gates is None:
-                gates = gate_targets[li] = _gate_targets(state, li)
-            if gates:
-                dh = to_gate.get((li, h))
-                if dh is None:
-                    dh = to_gate[li, h] = min(map(hd[h].__getitem__, gates))
-                dw = to_gate.get((li, w))
-                if dw is None:
-                    dw = to_gate[li, w] = min(map(hd[w].__getitem__, gates))
-                urgency = 1.0 if unused - dw < 4 else 0.3
-                val += TOWARD_GATE * urgency * (dh - dw)
-            if dests is None:
-                dests = _dest_targets(state, p)
-            if dests and not state.covered:
-                eh = to_dest.get(h)
-                if eh is None:
-                    eh = to_dest[h] = min(map(hd[h].__getitem__, dests))
-                ew = to_dest.get(w)
-                if ew is None:
-                    ew = to_dest[w] = min(map(hd[w].__getitem__, dests))
-                val += TOWARD_DEST * (eh - ew)
-            if w not in gates:
-                de = dead.get((li, d))
-                if de is None:
-                    de = dead[li, d] = _dead_end(state, w, d, li)
-                if de:
-                    val -= DEAD_END
+            terms = steer.get((li, d))
+            if terms is None:
+                gates = gate_targets.get(li)
+                if gates is None:
+                    gates = gate_targets[li] = _gate_targets(state, li)
+                if dests is None:
+                    dests = _dest_targets(state, p)
+                terms = steer[li, d] = _steer_terms(state, li, h, w, d, gates, dests)
+            toward_gate, toward_dest, dead_end = terms
+            val += toward_gate
+            val += toward_dest
+            val -= dead_end
             out[a] = val
         elif a < A_STATION:  # CHOOSE_MARKER
             m = a - A_MARKER
@@ -167,6 +143,26 @@ def turn_values(state: MetromaniaState) -> dict[int, float]:
                 v += max(more.values())
         out[a] = v
     return out
+
+
+def _steer_terms(
+    state: MetromaniaState, li: int, h: int, w: int, d: int, gates: list[int], dests: list[int]
+) -> tuple[float, float, float]:
+    """Points for line li's tunnel from its head h to w (direction d) that do not depend on its side:
+    towards the gate targets, towards the destination targets, and the dead-end penalty (0.0 where
+    a term does not apply: adding it leaves a value exactly as it was)."""
+    hd = _distance_rows()
+    toward_gate = toward_dest = dead_end = 0.0
+    if gates:
+        dh = min(map(hd[h].__getitem__, gates))
+        dw = min(map(hd[w].__getitem__, gates))
+        urgency = 1.0 if state.unused(li) - 1 - dw < 4 else 0.3
+        toward_gate = TOWARD_GATE * urgency * (dh - dw)
+    if dests and not state.covered:
+        toward_dest = TOWARD_DEST * (min(map(hd[h].__getitem__, dests)) - min(map(hd[w].__getitem__, dests)))
+    if w not in gates and _dead_end(state, w, d, li):
+        dead_end = DEAD_END
+    return toward_gate, toward_dest, dead_end
 
 
 def _dead_end(state: MetromaniaState, w: int, d: int, li: int) -> bool:

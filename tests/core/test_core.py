@@ -200,3 +200,16 @@ def test_replay_rejects_other_version(monkeypatch):
     rec = {"env_id": "toy_v0", "version": 3, "options": {}, "num_players": 2, "actions": []}
     with pytest.raises(StateError, match="version 3"):
         list(replay(rec))
+
+
+def test_slot_copier_copies_every_slot_and_nothing_else():
+    from boardzoo.envs.core.game import slot_copier
+
+    class Slotted:
+        __slots__ = ("a", "b", "c")
+
+    src, dst = Slotted(), Slotted()
+    src.a, src.b, src.c = [1], "x", None
+    slot_copier(Slotted)(dst, src)
+    assert (dst.a, dst.b, dst.c) == ([1], "x", None) and dst.a is src.a  # shallow, as documented
+    assert slot_copier(type("Empty", (), {"__slots__": ()})) is not None
