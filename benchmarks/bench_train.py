@@ -104,12 +104,13 @@ def bench_ours(cfg, steps: int) -> dict:
 
 def bench_reference(cfg, steps: int, obs_size: int, num_actions: int) -> dict:
     import torch
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     from boardzoo.training.tournament import one_thread
+    from boardzoo.training.train import ppo_class, update_threads
 
-    one_thread()  # the same thread settings as ours
+    one_thread()  # the same thread settings as ours: one in the rollout, update_threads in the update
+    MaskablePPO = ppo_class()
 
     def make():
         return TrivialMaskedEnv(obs_size, num_actions)
@@ -135,6 +136,7 @@ def bench_reference(cfg, steps: int, obs_size: int, num_actions: int) -> dict:
         device="cpu",
         seed=0,
     )
+    model.update_threads = update_threads(cfg)
     try:
         n, dt = _timed_learn(model, steps, p.n_steps * cfg.n_envs)
     finally:

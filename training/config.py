@@ -160,6 +160,9 @@ class TrainConfig:
     processes, each stepping its share per message: the fast layout for many envs)"""
     workers: int | None = None
     """vec: batched only: worker processes (null: one per CPU)"""
+    update_threads: int | None = None
+    """torch threads of the PPO update, while the envs wait (null: one per CPU, at most 4); the
+    rollout runs on one"""
     run_dir: str | None = None
     """where runs go (default runs/<config file stem>)"""
     backend: str = "sb3"
@@ -205,6 +208,11 @@ class TrainConfig:
             (self.reward in ("win", "score"), "reward", "must be win or score"),
             (self.vec in ("subproc", "dummy", "batched"), "vec", "must be subproc, dummy or batched"),
             (self.workers is None or self.workers >= 1, "workers", "must be >= 1 (or null: one per CPU)"),
+            (
+                self.update_threads is None or self.update_threads >= 1,
+                "update_threads",
+                "must be >= 1 (or null: one per CPU, at most 4)",
+            ),
             (self.net.activation in ("tanh", "relu"), "net.activation", "must be tanh or relu"),
             (all(h > 0 for h in self.net.hidden) and self.net.hidden, "net.hidden", "must be positive sizes"),
             (self.net.action_skip >= 0, "net.action_skip", "must be >= 0"),

@@ -46,6 +46,7 @@ def test_minimal_config_gets_defaults(tiny_games):
         ),
         ({"env_id": "tinynim_v0", "net": {"action_skip": 5.0}}, r"net\.action_skip: needs a game with action features"),
         ({"env_id": "hydropolis_v0", "net": {"action_skip": -1.0}}, r"net\.action_skip: must be >= 0"),
+        ({"env_id": "tinynim_v0", "update_threads": 0}, r"update_threads: must be >= 1"),
         (
             {"env_id": "hydropolis_v0", "net": {"action_skip": 5.0}},
             r"net\.action_skip: needs a game with action features",

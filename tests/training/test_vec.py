@@ -84,3 +84,56 @@ def test_training_on_batched_workers_learns_what_dummy_learns(tiny_games, tmp_pa
     assert dummy.keys() == batched.keys() and dummy
     for k in dummy:
         np.testing.assert_array_equal(dummy[k], batched[k], err_msg=k)
+
+
+def test_update_runs_on_update_threads_and_the_rollout_on_one(tiny_games, tmp_path):
+    """The PPO update uses ``update_threads`` torch threads (the envs wait meanwhile); the rollout,
+    and everything after ``learn``, stays on one thread (``one_thread``)."""
+    from types import SimpleNamespace
+
+    import torch
+
+    from boardzoo.training.run import RunSeeds
+    from boardzoo.training.train import build_model, update_threads
+
+    cfg = config_from_dict(
+        {
+            "env_id": "tinynim_v0",
+            "n_envs": 2,
+            "vec": "dummy",
+            "update_threads": 2,
+            "net": {"hidden": [8]},
+            "ppo": {"n_steps": 16, "batch_size": 16, "n_epochs": 1},
+            "bc": {"games": 0},
+        }
+    )
+    assert update_threads(cfg) == 2
+    cfg_default = config_from_dict({"env_id": "tinynim_v0"})
+    assert 1 <= update_threads(cfg_default) <= 4
+    seen: dict[str, list[int]] = {"collect": [], "train": []}
+    vec = make_vec_env(cfg)
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        folder = SimpleNamespace(resume=False, path=lambda name: tmp_path / name)
+        model = build_model(cfg, vec, folder, RunSeeds(0))  # type: ignore[arg-type]
+        model.tensorboard_log = None
+        assert model.update_threads == 2
+        collect, step = model.collect_rollouts, model.policy.optimizer.step
+
+        def spy_collect(*a, **k):
+            seen["collect"].append(torch.get_num_threads())
+            return collect(*a, **k)
+
+        def spy_step(*a, **k):
+            seen["train"].append(torch.get_num_threads())
+            return step(*a, **k)
+
+        model.collect_rollouts, model.policy.optimizer.step = spy_collect, spy_step
+        model.learn(64)
+        assert seen["collect"] and set(seen["collect"]) == {1}
+        assert seen["train"] and set(seen["train"]) == {2}
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)
+        vec.close()
