@@ -10,12 +10,20 @@ run short) or a destination of a type still in hand are preferred; dead ends are
 
 from __future__ import annotations
 
-from functools import cache
-
 import numpy as np
 
-from .geometry import LAKE, geometry
-from .rules import A_END, A_EXTEND, A_MARKER, A_NOOP, A_START, A_STATION, MetromaniaState, Phase, forbidden_sides
+from .geometry import LAKE
+from .rules import (
+    A_END,
+    A_EXTEND,
+    A_MARKER,
+    A_NOOP,
+    A_START,
+    A_STATION,
+    MetromaniaState,
+    Phase,
+    forbidden_sides,
+)
 
 DIG = 1.0
 COVER = 3.0
@@ -26,36 +34,10 @@ TOWARD_DEST = 0.25
 DEAD_END = 2.5
 
 
-@cache
-def hex_distance() -> np.ndarray:
-    g = geometry()
-    xy = np.array(g.verts)
-    dx = xy[:, None, 0] - xy[None, :, 0]
-    dy = xy[:, None, 1] - xy[None, :, 1]
-    return ((np.abs(dx) + np.abs(dy) + np.abs(dx + dy)) // 2).astype(np.int64)
-
-
-@cache
-def _distance_rows() -> list[list[int]]:
-    """``hex_distance`` as plain lists (``rows[v][w]``): much cheaper to read one entry at a time."""
-    return hex_distance().tolist()
-
-
-def _gate_targets(state: MetromaniaState, li: int) -> list[int]:
-    g = state.game.geo
-    free = [b for b in range(len(g.black_gates)) if b not in state.black_used]
-    bad = forbidden_sides(state.start_side(li))
-    ok = [g.black_gates[b] for b in free if g.black_side[b] not in bad]
-    return ok or [g.black_gates[b] for b in free]
-
-
-def _dest_targets(state: MetromaniaState, seat: int) -> list[int]:
-    """Vertices of free destination triangles of a type still in ``seat``'s hand."""
-    g = state.game.geo
-    kinds = {state.game.marker_kind[m] for m in state.hand(seat)}
-    if not kinds:
-        return []
-    return [v for t, k in enumerate(state.kinds) if k in kinds and state.tri_line[t] < 0 for v in g.tris[t]]
+def _gate_dist(state: MetromaniaState, li: int) -> list[int]:
+    """Per vertex, the distance to the nearest target gate of line li: the free black gates on a
+    side the line may end at (MM-R34), else any free one (empty list: none free)."""
+    return state.gate_distance(forbidden_sides(state.start_side(li))) or state.gate_distance()
 
 
 def action_values(state: MetromaniaState) -> dict[int, float]:
@@ -65,18 +47,14 @@ def action_values(state: MetromaniaState) -> dict[int, float]:
     legal = np.flatnonzero(state.legal_mask()).tolist()
     g = state.game.geo
     p = state.to_move
-    hd = _distance_rows()
     out: dict[int, float] = {}
-    dests = None
-    gate_targets: dict[int, list[int]] = {}  # per line
+    dests = state.dest_distance(p)  # (distance to the nearest, how many within 3) per vertex, or None
+    gate_dist: dict[int, list[int]] = {}  # per line
     steer: dict[tuple[int, int], tuple[float, float, float]] = {}  # per (line, direction): both sides share it
     for a in legal:
         if a < A_EXTEND:  # START
             v = g.white_gates[a % 15]
-            if dests is None:
-                dests = _dest_targets(state, p)
-            near = sum(1 for w in dests if hd[v][w] <= 3)
-            out[a] = DIG + 0.05 * near
+            out[a] = DIG + 0.05 * (dests[1][v] if dests else 0)
         elif a < A_MARKER:  # EXTEND
             r = a - A_EXTEND
             li = 2 * p + r // 12
@@ -94,11 +72,9 @@ def action_values(state: MetromaniaState) -> dict[int, float]:
                     val += 0.5 * state.station_points(h) + (1.0 if state.kinds[t] and h in g.tris[t] else 0.0)
             terms = steer.get((li, d))
             if terms is None:
-                gates = gate_targets.get(li)
+                gates = gate_dist.get(li)
                 if gates is None:
-                    gates = gate_targets[li] = _gate_targets(state, li)
-                if dests is None:
-                    dests = _dest_targets(state, p)
+                    gates = gate_dist[li] = _gate_dist(state, li)
                 terms = steer[li, d] = _steer_terms(state, li, h, w, d, gates, dests)
             toward_gate, toward_dest, dead_end = terms
             val += toward_gate
@@ -146,21 +122,26 @@ def turn_values(state: MetromaniaState) -> dict[int, float]:
 
 
 def _steer_terms(
-    state: MetromaniaState, li: int, h: int, w: int, d: int, gates: list[int], dests: list[int]
+    state: MetromaniaState,
+    li: int,
+    h: int,
+    w: int,
+    d: int,
+    gates: list[int],
+    dests: tuple[list[int], list[int]] | None,
 ) -> tuple[float, float, float]:
     """Points for line li's tunnel from its head h to w (direction d) that do not depend on its side:
-    towards the gate targets, towards the destination targets, and the dead-end penalty (0.0 where
-    a term does not apply: adding it leaves a value exactly as it was)."""
-    hd = _distance_rows()
+    towards the gate targets (``gates``: ``_gate_dist``), towards the destination targets
+    (``dests``: ``dest_distance``), and the dead-end penalty (0.0 where a term does not apply:
+    adding it leaves a value exactly as it was)."""
     toward_gate = toward_dest = dead_end = 0.0
     if gates:
-        dh = min(map(hd[h].__getitem__, gates))
-        dw = min(map(hd[w].__getitem__, gates))
+        dw = gates[w]
         urgency = 1.0 if state.unused(li) - 1 - dw < 4 else 0.3
-        toward_gate = TOWARD_GATE * urgency * (dh - dw)
+        toward_gate = TOWARD_GATE * urgency * (gates[h] - dw)
     if dests and not state.covered:
-        toward_dest = TOWARD_DEST * (min(map(hd[h].__getitem__, dests)) - min(map(hd[w].__getitem__, dests)))
-    if w not in gates and _dead_end(state, w, d, li):
+        toward_dest = TOWARD_DEST * (dests[0][h] - dests[0][w])
+    if (not gates or gates[w]) and _dead_end(state, w, d, li):  # w is no target gate
         dead_end = DEAD_END
     return toward_gate, toward_dest, dead_end
 
@@ -180,4 +161,4 @@ def _dead_end(state: MetromaniaState, w: int, d: int, li: int) -> bool:
     return True
 
 
-__all__ = ["A_START", "action_values", "hex_distance", "turn_values"]
+__all__ = ["A_START", "action_values", "turn_values"]

@@ -373,6 +373,19 @@ def _gate_distance(gates: tuple[int, ...]) -> list[int]:
     return _hex_distance()[:, list(gates)].min(axis=1).tolist()
 
 
+def _dest_tables(state: MetromaniaState, seat: int) -> tuple[list[int], list[int]] | None:
+    """``MetromaniaState.dest_distance``, computed."""
+    kinds = {state.game.marker_kind[m] for m in state._hand(seat)}
+    if not kinds:
+        return None
+    tris, tri_line = state.game.geo.tris, state.tri_line
+    dests = [v for t, k in state._non_blank() if k in kinds and tri_line[t] < 0 for v in tris[t]]
+    if not dests:
+        return None
+    d = _hex_distance()[:, dests]
+    return d.min(axis=1).tolist(), (d <= 3).sum(axis=1).tolist()
+
+
 @cache
 def owned_by_kind(
     marker_kind: tuple[int, ...], owner: tuple[int, ...], n: int
@@ -481,6 +494,7 @@ class MetromaniaState(State):
     # every field a slot: CPython 3.11 looks methods and attributes up fast only on an instance
     # whose dict holds fewer than 30 names (this state has more), and on slots (``clone`` copies them)
     __slots__ = (
+        "_dests",
         "_dig_mask",
         "_final",
         "_gate_dist",
@@ -491,7 +505,6 @@ class MetromaniaState(State):
         "black_used",
         "board_log",
         "cand",
-        "cand_view",
         "covered",
         "deal",
         "dig_left",
@@ -597,12 +610,12 @@ class MetromaniaState(State):
         self._reach: dict[tuple[int, tuple[int, ...]], tuple] = {}  # _reach_known
         self._hands: dict[tuple[int, int, int], tuple[int, ...]] = {}  # _hand
         self._starts: dict[tuple[int, int], tuple[int, ...]] = {}  # _start_gates
+        self._dests: dict[tuple[int, ...], tuple[list[int], list[int]] | None] = {}  # dest_distance
         self.placed = [t for ts in self.tris for t in ts]  # tunnels on the board, in the order placed (since loading)
         self.station_log = list(self.has_station)  # has_station's vertices, in the order added (since loading)
         # per seat, 1 at each vertex of ``_station_candidates`` (kept as lines grow, stations go down
-        # and lines end); its int8 view is the mask's STATION part as one slice (``_legal_mask``)
+        # and lines end); an int8 view of it is the mask's STATION part as one slice (``_legal_mask``)
         self.cand = [bytearray(g.num_vertices) for _ in range(self.num_players)]
-        self.cand_view = [memoryview(c).cast("b") for c in self.cand]
         for p in range(self.num_players):
             self._set_cand(p)
         # the board's changes (see LOG_STATION), since loading: what the state shows, one entry each
@@ -651,7 +664,7 @@ class MetromaniaState(State):
         s.marker_tri = list(self.marker_tri)
         s.stations = set(self.stations)
         s.score = list(self.score)
-        s.kinds = list(self.kinds)
+        # kinds and owner are shared: set once (layout, deal) and replaced, never changed in place
         s.tri_line = list(self.tri_line)
         s.open = list(self.open)
         s.line_edges = [list(e) for e in self.line_edges]
@@ -659,7 +672,6 @@ class MetromaniaState(State):
         s.vset = [set(v) for v in self.vset]
         s.last_d = list(self.last_d)
         s.tri_marker = dict(self.tri_marker)
-        s.owner = list(self.owner)
         s.has_station = set(self.has_station)
         s.white_used, s.black_used = set(self.white_used), set(self.black_used)
         s._reach = dict(self._reach)  # entries are never changed in place
@@ -667,10 +679,10 @@ class MetromaniaState(State):
         s.station_log = list(self.station_log)
         s.board_log = list(self.board_log)
         s.cand = [bytearray(c) for c in self.cand]
-        s.cand_view = [memoryview(c).cast("b") for c in s.cand]
         s._hands = dict(self._hands)
         s._starts = dict(self._starts)
         s._gate_dist = dict(self._gate_dist)
+        s._dests = dict(self._dests)
         s.encoder_cache = None
         return s
 
@@ -926,12 +938,9 @@ class MetromaniaState(State):
                 return False
         return True
 
-    def _gate_search(self, li: int, avoid_sides: tuple[int, ...] = ()) -> tuple[int, list[int], frozenset[int]]:
-        """MM-R36's search for a free black gate (on a side not in ``avoid_sides``), best-first
-        with the hex distance to the nearest such gate as an admissible bound (same answer as the
-        breadth-first ``reachable_black_gates``, faster). Returns (the gate vertex reached or -1,
-        the steps ``v * 6 + d`` of the path to it, last step first; for a "no", the vertices it
-        expanded: only a station added on one of them could change the answer)."""
+    def gate_distance(self, avoid_sides: tuple[int, ...] = ()) -> list[int]:
+        """Per vertex, the lattice distance to the nearest free black gate on a side not in
+        ``avoid_sides`` (empty: no such gate), remembered per (gates used, sides) in ``_gate_dist``."""
         key = (len(self.black_used), avoid_sides)
         dist = self._gate_dist.get(key)
         if dist is None:  # black_used only grows: its size tells it apart within a game
@@ -942,6 +951,28 @@ class MetromaniaState(State):
                 if b not in self.black_used and g.black_side[b] not in avoid_sides
             ]
             dist = self._gate_dist[key] = _gate_distance(tuple(free)) if free else []
+        return dist
+
+    def dest_distance(self, seat: int) -> tuple[list[int], list[int]] | None:
+        """For the free destination triangles of a kind ``seat`` still holds a marker for (None:
+        none), per vertex: the lattice distance to the nearest of their vertices, and how many of
+        their vertices (one per triangle corner) lie within distance 3. Remembered in ``_dests``
+        per (seat, layout, deal, markers placed, pending line): a destination is free until a
+        tunnel covers it, and every covered one gets a marker (MM-R23) or waits for one (pending),
+        so within a game these tell the free set and the hand apart."""
+        key = (seat, len(self.rots), self.deal, len(self.tri_marker), self.pending)
+        out = self._dests.get(key, False)
+        if out is False:
+            out = self._dests[key] = _dest_tables(self, seat)
+        return out
+
+    def _gate_search(self, li: int, avoid_sides: tuple[int, ...] = ()) -> tuple[int, list[int], frozenset[int]]:
+        """MM-R36's search for a free black gate (on a side not in ``avoid_sides``), best-first
+        with the hex distance to the nearest such gate as an admissible bound (same answer as the
+        breadth-first ``reachable_black_gates``, faster). Returns (the gate vertex reached or -1,
+        the steps ``v * 6 + d`` of the path to it, last step first; for a "no", the vertices it
+        expanded: only a station added on one of them could change the answer)."""
+        dist = self.gate_distance(avoid_sides)
         if not dist:
             return -1, [], _NOTHING
         budget = self.unused(li) - 1
@@ -1138,7 +1169,7 @@ class MetromaniaState(State):
                 # MM-R30: the station candidates kept in ``cand`` (no supply: none, MM-R29)
                 stations = len(self.stations) < self.game.supply0 and 1 in self.cand[p]
                 if stations:
-                    out[A_STATION : A_STATION + len(self.cand[p])] = self.cand_view[p]
+                    out[A_STATION : A_STATION + len(self.cand[p])] = memoryview(self.cand[p]).cast("b")
                 # MM-R33: a line ends only at the black gate under its head (most heads have none)
                 ends = False
                 for li in (l0, l1):

@@ -71,3 +71,40 @@ def test_MM_R17_R22_open_triangles_and_station_log_follow_the_board(n):
                 assert sorted(s.station_log) == sorted(s.has_station)
                 sd = game.step_dir
                 assert s.last_d == [sd[(vs[-2], vs[-1])] if len(vs) >= 2 else -1 for vs in s.verts]
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_MM_R23_remembered_destination_and_gate_distances_match_a_fresh_computation(n):
+    """``dest_distance`` and ``gate_distance`` (remembered per state lineage, carried by clones)
+    give what the definition gives from the board as it is: the free destination triangles of a
+    kind the seat holds a marker for (MM-R23), the free black gates off the given sides."""
+    game = MetromaniaGame()
+    g = game.geo
+    hd = [[(abs(ax - bx) + abs(ay - by) + abs(ax - bx + ay - by)) // 2 for bx, by in g.verts] for ax, ay in g.verts]
+    rng = np.random.default_rng(60 + n)
+    checked = 0
+    for _ in range(3):
+        st = game.new_initial_state(n)
+        while not st.is_terminal():
+            if st.current_player() == CHANCE:
+                st.apply_action(st.sample_chance(rng))
+                continue
+            for seat in range(n):
+                kinds = {game.marker_kind[m] for m in st.hand(seat)}
+                dests = [v for t, k in enumerate(st.kinds) if k in kinds and st.tri_line[t] < 0 for v in g.tris[t]]
+                got = st.dest_distance(seat)
+                if not dests:
+                    assert got is None
+                else:
+                    assert got is not None
+                    assert got[0] == [min(hd[v][w] for w in dests) for v in range(g.num_vertices)]
+                    assert got[1] == [sum(hd[v][w] <= 3 for w in dests) for v in range(g.num_vertices)]
+                checked += 1
+            for bad in ((), forbidden_sides(int(rng.integers(6)))):
+                free = [v for b, v in enumerate(g.black_gates) if b not in st.black_used and g.black_side[b] not in bad]
+                want = [min(hd[v][w] for w in free) for v in range(g.num_vertices)] if free else []
+                assert st.gate_distance(bad) == want
+            if rng.random() < 0.3:  # a clone carries the remembered answers on
+                st = st.clone()
+            st.apply_action(int(rng.choice(np.flatnonzero(st.legal_mask()))))
+    assert checked > 300
