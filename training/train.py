@@ -204,7 +204,7 @@ def update_threads(cfg: TrainConfig) -> int:
 
 
 @cache
-def ppo_class() -> type:
+def ppo_class() -> Any:
     """MaskablePPO whose update (``train``) runs on ``update_threads`` torch threads.
 
     The rollout runs on one thread (``one_thread``: the envs, the opponents' and the learner's

@@ -961,9 +961,9 @@ class MetromaniaState(State):
         tunnel covers it, and every covered one gets a marker (MM-R23) or waits for one (pending),
         so within a game these tell the free set and the hand apart."""
         key = (seat, len(self.rots), self.deal, len(self.tri_marker), self.pending)
-        out = self._dests.get(key, False)
-        if out is False:
-            out = self._dests[key] = _dest_tables(self, seat)
+        if key in self._dests:
+            return self._dests[key]
+        out = self._dests[key] = _dest_tables(self, seat)
         return out
 
     def _gate_search(self, li: int, avoid_sides: tuple[int, ...] = ()) -> tuple[int, list[int], frozenset[int]]:
