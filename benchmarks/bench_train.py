@@ -106,6 +106,7 @@ def bench_reference(cfg, steps: int, obs_size: int, num_actions: int) -> dict:
     import torch
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
+    from boardzoo.training.run import fused_adam
     from boardzoo.training.tournament import one_thread
     from boardzoo.training.train import ppo_class, update_threads
 
@@ -132,7 +133,11 @@ def bench_reference(cfg, steps: int, obs_size: int, num_actions: int) -> dict:
         n_steps=p.n_steps,
         batch_size=p.batch_size,
         n_epochs=p.n_epochs,
-        policy_kwargs={"net_arch": {"pi": list(cfg.net.hidden), "vf": list(cfg.net.hidden)}, "activation_fn": act},
+        policy_kwargs={
+            "net_arch": {"pi": list(cfg.net.hidden), "vf": list(cfg.net.hidden)},
+            "activation_fn": act,
+            "optimizer_kwargs": {"eps": 1e-5, **fused_adam()},  # as ours
+        },
         device="cpu",
         seed=0,
     )

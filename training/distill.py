@@ -40,6 +40,7 @@ from boardzoo.envs import ConfigError, make_game
 from boardzoo.envs.core.arena import play_to_end
 
 from .bots import SEARCH_KINDS, check_spec, make_bot
+from .run import fused_adam
 from .search import value_reward
 
 _W: dict[str, Any] = {}
@@ -262,7 +263,7 @@ def fit(
         params.append(gain)  # type: ignore[arg-type]
     for n_, p in net.named_parameters():
         p.requires_grad_(trains(n_))
-    opt = torch.optim.Adam(params, lr=lr)
+    opt = torch.optim.Adam(params, lr=lr, **fused_adam())
 
     def evaluate() -> dict:
         with torch.no_grad():

@@ -23,6 +23,7 @@ import json
 import sys
 import time
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -374,6 +375,24 @@ class EvalCadence:
             return False
         self.next = (steps // self.every + 1) * self.every
         return True
+
+
+@cache
+def fused_adam() -> dict[str, Any]:
+    """``{"fused": True}`` where this torch has the fused CPU Adam (torch >= 2.4), else ``{}``: the
+    same Adam update in one kernel per step instead of a dozen tensor ops per parameter (measured:
+    0.27 ms instead of 1.4-3.2 ms per step for Metromania's 0.8M parameters; parameters after 100
+    steps within 3e-8 of the unfused ones)."""
+    import torch
+
+    try:
+        p = torch.zeros(1, requires_grad=True)
+        opt = torch.optim.Adam([p], fused=True)
+        p.grad = torch.ones(1)
+        opt.step()
+    except (RuntimeError, TypeError, ValueError):
+        return {}
+    return {"fused": True}
 
 
 def progress_bar(total: int, initial: int, desc: str) -> Any:

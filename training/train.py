@@ -33,7 +33,7 @@ from .bots import make_bot
 from .config import TrainConfig
 from .gym_env import OpponentPool, SelfPlayEnv
 from .policy import policy_params, value_params
-from .run import EvalCadence, League, Ledger, RunFolder, RunSeeds, progress_bar, stage_weights
+from .run import EvalCadence, League, Ledger, RunFolder, RunSeeds, fused_adam, progress_bar, stage_weights
 from .tournament import one_thread
 
 
@@ -142,7 +142,7 @@ def behaviour_clone(
     who = cfg.bc.teacher_bot or (f"heuristic {cfg.bc.teacher}" if cfg.bc.teacher else "heuristic")
     log(f"imitation: {len(acts)} decisions from {cfg.bc.games} {who} games in {time.time() - t0:.0f} s")
     pol = model.policy
-    opt = torch.optim.Adam(pol.parameters(), lr=cfg.bc.learning_rate)
+    opt = torch.optim.Adam(pol.parameters(), lr=cfg.bc.learning_rate, **fused_adam())
     rng = np.random.default_rng(seeds.imitation(len(tasks)))  # the batch order
     n = len(acts)
     ob_t, ac_t, re_t = torch.from_numpy(obs), torch.from_numpy(acts), torch.from_numpy(rets)
@@ -248,6 +248,7 @@ def _new_or_saved_model(cfg: TrainConfig, vec: Any, folder: RunFolder, seeds: Ru
     policy_kwargs: dict[str, Any] = {
         "net_arch": {"pi": list(cfg.net.hidden), "vf": list(cfg.net.hidden)},
         "activation_fn": act,
+        "optimizer_kwargs": {"eps": 1e-5, **fused_adam()},  # SB3's Adam eps for PPO, fused where torch has it
     }
     policy: Any = "MlpPolicy"
     if cfg.net.action_skip > 0:

@@ -93,7 +93,7 @@ def test_update_runs_on_update_threads_and_the_rollout_on_one(tiny_games, tmp_pa
 
     import torch
 
-    from boardzoo.training.run import RunSeeds
+    from boardzoo.training.run import RunSeeds, fused_adam
     from boardzoo.training.train import build_model, update_threads
 
     cfg = config_from_dict(
@@ -119,6 +119,9 @@ def test_update_runs_on_update_threads_and_the_rollout_on_one(tiny_games, tmp_pa
         model = build_model(cfg, vec, folder, RunSeeds(0))  # type: ignore[arg-type]
         model.tensorboard_log = None
         assert model.update_threads == 2
+        # SB3's PPO Adam (eps 1e-5), fused where this torch has the fused CPU kernel
+        assert model.policy.optimizer.defaults["eps"] == 1e-5
+        assert bool(model.policy.optimizer.defaults.get("fused")) == bool(fused_adam())
         collect, step = model.collect_rollouts, model.policy.optimizer.step
 
         def spy_collect(*a, **k):
