@@ -111,6 +111,11 @@ def turn_values(state: MetromaniaState) -> dict[int, float]:
         return vals
     out: dict[int, float] = {}
     for a, v in vals.items():
+        if A_STATION <= a < A_END or a == A_NOOP:
+            # a station (MM-R30, MM-R35) or a pass ends the action: the next seat moves (2+
+            # players) or the game ends, so the one-ply value stands (no copy needed to see it)
+            out[a] = v
+            continue
         nxt = state.clone()
         nxt.apply_action(a)
         if nxt.current_player() == p:

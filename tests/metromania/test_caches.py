@@ -108,3 +108,38 @@ def test_MM_R23_remembered_destination_and_gate_distances_match_a_fresh_computat
                 st = st.clone()
             st.apply_action(int(rng.choice(np.flatnonzero(st.legal_mask()))))
     assert checked > 300
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_clone_shares_line_lists_until_either_side_extends_the_line(n):
+    """``clone`` shares each line's lists with the original until one of them extends that line
+    (copy on write): playing on the clone leaves the original as it was, and the other way round."""
+    game = MetromaniaGame()
+    rng = np.random.default_rng(80 + n)
+    checked = 0
+    for _ in range(3):
+        st = game.new_initial_state(n)
+        while not st.is_terminal():
+            if st.current_player() == CHANCE:
+                st.apply_action(st.sample_chance(rng))
+                continue
+            if rng.random() < 0.3:
+                before = st.to_dict()
+                c = st.clone()
+                for _ in range(4):  # the clone plays on: the original stays
+                    if c.is_terminal():
+                        break
+                    c.apply_action(
+                        c.sample_chance(rng)
+                        if c.current_player() == CHANCE
+                        else int(rng.choice(np.flatnonzero(c.legal_mask())))
+                    )
+                assert st.to_dict() == before
+                after_clone = c.to_dict()
+                st.apply_action(int(rng.choice(np.flatnonzero(st.legal_mask()))))  # and the other way round
+                assert c.to_dict() == after_clone
+                assert [set(v) for v in c.verts] == c.vset and [set(v) for v in st.verts] == st.vset
+                checked += 1
+                continue
+            st.apply_action(int(rng.choice(np.flatnonzero(st.legal_mask()))))
+    assert checked > 30

@@ -112,13 +112,14 @@ def test_observation_is_a_fresh_array():
     assert np.array_equal(st.observation(0), want)
 
 
-def test_action_features_are_two_ply_within_the_movers_turn():
+@pytest.mark.parametrize("n", [2, 4])
+def test_action_features_are_two_ply_within_the_movers_turn(n):
     """``turn_values``: an action after which the mover decides again (the Dig goes on, a marker
     choice, the free station) adds the best one-ply value of that next decision; any other keeps
     its one-ply value. States are left as they were. Both kinds occur in a random game."""
     game = MetromaniaGame(action_features=True)
     rng = np.random.default_rng(5)
-    st = game.new_initial_state(2)
+    st = game.new_initial_state(n)
     kinds = set()
     while not st.is_terminal():
         p = st.current_player()
