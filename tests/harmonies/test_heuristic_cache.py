@@ -1,0 +1,50 @@
+"""The Harmonies heuristic computes each colour's placement values once per decision (shared by the
+central spaces of a take and by the tokens of a placement): the same moves as valuing every action
+on its own."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from boardzoo.envs import make_game
+from boardzoo.envs.core.bots import HeuristicBot
+from boardzoo.envs.harmonies import bot
+from boardzoo.envs.harmonies.evaluate import place_value, take_value
+from boardzoo.envs.harmonies.rules import HEXES
+
+
+def _play(policy_fn, games: int) -> list[list[int]]:
+    game = make_game("harmonies_v0")
+    out = []
+    for g in range(games):
+        rng = np.random.default_rng(200 + g)
+        n = 2 + g % 3
+        bots = [HeuristicBot(policy_fn, seed=10 * g + s) for s in range(n)]
+        st = game.new_initial_state(n)
+        seq = []
+        while not st.is_terminal():
+            p = st.current_player()
+            a = st.sample_chance(rng) if p < 0 else bots[p].act_state(st, p)
+            seq.append(int(a))
+            st.apply_action(a)
+        out.append(seq)
+    return out
+
+
+def test_heuristic_shared_colour_values_play_as_per_action_values(monkeypatch):
+    calls = {"take": 0}
+    real_take = take_value
+
+    def take_alone(state, seat, space, cache=None):  # no sharing between spaces
+        calls["take"] += 1
+        return real_take(state, seat, space, None)
+
+    def place_values_alone(state, seat, colour):  # every hex valued on its own
+        return {h: place_value(state, seat, colour, h) for h in range(HEXES) if state.can_place(seat, colour) >> h & 1}
+
+    shared = _play(bot.policy, 6)
+    monkeypatch.setattr(bot, "take_value", take_alone)
+    monkeypatch.setattr(bot, "place_values", place_values_alone)
+    alone = _play(bot.policy, 6)
+    assert calls["take"] > 100
+    assert alone == shared
