@@ -5,23 +5,24 @@ from __future__ import annotations
 import numpy as np
 
 from boardzoo.envs import make_game
+from boardzoo.envs.core.arena import play_to_end
 from boardzoo.envs.get_on_board import bot
 
 
 def _play(games: int) -> list[list[int]]:
+    """The actions of ``games`` seeded self-play games of the heuristic on live states (its game
+    declares it fair, so ``play_to_end`` hands it the state itself, one action on each time)."""
     game = make_game("get_on_board_v0")
     out = []
     for g in range(games):
-        rng = np.random.default_rng(100 + g)
-        n = 2 + g % 2
-        bots = [bot.heuristic(game, s, seed=10 * g + s) for s in range(n)]
-        st = game.new_initial_state(n)
-        seq = []
-        while not st.is_terminal():
-            p = st.current_player()
-            a = st.sample_chance(rng) if p < 0 else bots[p].act_state(st, p)
-            seq.append(int(a))
-            st.apply_action(a)
+        seq: list[int] = []
+        bots = [game.heuristic_bot(s, seed=10 * g + s) for s in range(2 + g % 2)]
+        play_to_end(
+            game.new_initial_state(len(bots)),
+            bots,
+            np.random.default_rng(100 + g),
+            on_decision=lambda st, p, a, seq=seq: seq.append(a),
+        )
         out.append(seq)
     return out
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from boardzoo.envs import make_game
+from boardzoo.envs.core.arena import play_to_end
 from boardzoo.envs.core.bots import HeuristicBot
 from boardzoo.envs.harmonies import bot
 from boardzoo.envs.harmonies.evaluate import place_value, take_value
@@ -14,19 +15,18 @@ from boardzoo.envs.harmonies.rules import HEXES
 
 
 def _play(policy_fn, games: int) -> list[list[int]]:
+    """The actions of ``games`` seeded self-play games of the heuristic ``policy_fn`` on live states."""
     game = make_game("harmonies_v0")
     out = []
     for g in range(games):
-        rng = np.random.default_rng(200 + g)
-        n = 2 + g % 3
-        bots = [HeuristicBot(policy_fn, seed=10 * g + s) for s in range(n)]
-        st = game.new_initial_state(n)
-        seq = []
-        while not st.is_terminal():
-            p = st.current_player()
-            a = st.sample_chance(rng) if p < 0 else bots[p].act_state(st, p)
-            seq.append(int(a))
-            st.apply_action(a)
+        seq: list[int] = []
+        bots = [HeuristicBot(policy_fn, seed=10 * g + s) for s in range(2 + g % 3)]
+        play_to_end(
+            game.new_initial_state(len(bots)),
+            bots,
+            np.random.default_rng(200 + g),
+            on_decision=lambda st, p, a, seq=seq: seq.append(a),
+        )
         out.append(seq)
     return out
 
