@@ -13,7 +13,8 @@ For each game, two rows measured back to back:
   rounds are not included (``eval.every`` is what a user tunes).
 * **reference**: sb3-contrib's MaskablePPO on a trivial masked env (:class:`TrivialMaskedEnv`: the
   game's observation and action sizes, random observations and masks, 100-step episodes), with the
-  same number and kind of envs, network and PPO batch: what SB3 itself costs on this machine.
+  same number and kind of envs, network, PPO batch, update threads and Adam (fused where torch has
+  it): what SB3 itself costs on this machine.
 
 ``--time-to-bar ENV`` instead trains ``configs/ENV.yaml`` (imitation warm start included, in a
 temporary run folder unless ``--run-dir``) with ``eval.stop_at_bar``: evaluations against random and
