@@ -10,28 +10,36 @@ from boardzoo.envs.metromania import MetromaniaGame
 from boardzoo.envs.metromania.rules import Phase, forbidden_sides
 
 
+def _decisions(game, n: int, games: int, rng: np.random.Generator, clone_prob: float):
+    """The decision states of ``games`` random games at ``n`` players, one at a time (chance from
+    ``rng``); after each, with ``clone_prob``, play goes on from a clone (which carries the
+    remembered answers on), then a random legal action is applied."""
+    for _ in range(games):
+        st = game.new_initial_state(n)
+        while not st.is_terminal():
+            if st.current_player() == CHANCE:
+                st.apply_action(st.sample_chance(rng))
+                continue
+            yield st
+            if rng.random() < clone_prob:
+                st = st.clone()
+            st.apply_action(int(rng.choice(np.flatnonzero(st.legal_mask()))))
+
+
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_MM_R36_R37_remembered_gate_search_matches_a_fresh_search(n):
     """``_some_gate_reachable`` (remembered between moves) gives the answer of a new search."""
     game = MetromaniaGame()
     rng = np.random.default_rng(20 + n)
     checked = 0
-    for _ in range(4):
-        st = game.new_initial_state(n)
-        while not st.is_terminal():
-            if st.current_player() == CHANCE:
-                st.apply_action(st.sample_chance(rng))
+    for st in _decisions(game, n, 4, rng, clone_prob=0.1):
+        for li in range(2 * n):
+            if rng.random() < 0.5:  # answers remembered for a while, then checked
                 continue
-            for li in range(2 * n):
-                if rng.random() < 0.5:  # answers remembered for a while, then checked
-                    continue
-                if st.started(li) and not st.finished(li) and st.unused(li) >= 1:
-                    for bad in ((), forbidden_sides(st.start_side(li))):
-                        assert st._some_gate_reachable(li, bad) == (st._gate_search(li, bad)[0] >= 0)
-                        checked += 1
-            if rng.random() < 0.1:  # a clone carries the remembered answers on
-                st = st.clone()
-            st.apply_action(int(rng.choice(np.flatnonzero(st.legal_mask()))))
+            if st.started(li) and not st.finished(li) and st.unused(li) >= 1:
+                for bad in ((), forbidden_sides(st.start_side(li))):
+                    assert st._some_gate_reachable(li, bad) == (st._gate_search(li, bad)[0] >= 0)
+                    checked += 1
     assert checked > 150
 
 
@@ -83,30 +91,22 @@ def test_MM_R23_remembered_destination_and_gate_distances_match_a_fresh_computat
     hd = [[(abs(ax - bx) + abs(ay - by) + abs(ax - bx + ay - by)) // 2 for bx, by in g.verts] for ax, ay in g.verts]
     rng = np.random.default_rng(60 + n)
     checked = 0
-    for _ in range(3):
-        st = game.new_initial_state(n)
-        while not st.is_terminal():
-            if st.current_player() == CHANCE:
-                st.apply_action(st.sample_chance(rng))
-                continue
-            for seat in range(n):
-                kinds = {game.marker_kind[m] for m in st.hand(seat)}
-                dests = [v for t, k in enumerate(st.kinds) if k in kinds and st.tri_line[t] < 0 for v in g.tris[t]]
-                got = st.dest_distance(seat)
-                if not dests:
-                    assert got is None
-                else:
-                    assert got is not None
-                    assert got[0] == [min(hd[v][w] for w in dests) for v in range(g.num_vertices)]
-                    assert got[1] == [sum(hd[v][w] <= 3 for w in dests) for v in range(g.num_vertices)]
-                checked += 1
-            for bad in ((), forbidden_sides(int(rng.integers(6)))):
-                free = [v for b, v in enumerate(g.black_gates) if b not in st.black_used and g.black_side[b] not in bad]
-                want = [min(hd[v][w] for w in free) for v in range(g.num_vertices)] if free else []
-                assert st.gate_distance(bad) == want
-            if rng.random() < 0.3:  # a clone carries the remembered answers on
-                st = st.clone()
-            st.apply_action(int(rng.choice(np.flatnonzero(st.legal_mask()))))
+    for st in _decisions(game, n, 3, rng, clone_prob=0.3):
+        for seat in range(n):
+            kinds = {game.marker_kind[m] for m in st.hand(seat)}
+            dests = [v for t, k in enumerate(st.kinds) if k in kinds and st.tri_line[t] < 0 for v in g.tris[t]]
+            got = st.dest_distance(seat)
+            if not dests:
+                assert got is None
+            else:
+                assert got is not None
+                assert got[0] == [min(hd[v][w] for w in dests) for v in range(g.num_vertices)]
+                assert got[1] == [sum(hd[v][w] <= 3 for w in dests) for v in range(g.num_vertices)]
+            checked += 1
+        for bad in ((), forbidden_sides(int(rng.integers(6)))):
+            free = [v for b, v in enumerate(g.black_gates) if b not in st.black_used and g.black_side[b] not in bad]
+            want = [min(hd[v][w] for w in free) for v in range(g.num_vertices)] if free else []
+            assert st.gate_distance(bad) == want
     assert checked > 300
 
 
