@@ -28,7 +28,9 @@ games against the neural bot, on this machine), since the search budget is meant
 finished so far (a prefix of whole seat rotations; the table marks it ``partial``) and later rows are
 listed as not run. ``--row-seconds`` caps each row the same way. Each row's results go to
 ``OUT/<env_id>__<row>.json`` as they finish, and the Markdown table to ``OUT/table.md`` (rewritten
-after every row), so an interrupted run keeps its rows.
+after every row), so an interrupted run keeps its rows. ``--resume`` continues each row from its
+file there: a partial row plays only its missing games, the ones the uninterrupted run would have
+played (a game's seeds depend only on ``--seed`` and its number; ``run_tournament(resume=...)``).
 """
 
 from __future__ import annotations
@@ -146,12 +148,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--deadline-s", type=float, default=None, help="wall-time cap of the whole run")
     ap.add_argument("--row-seconds", type=float, default=None, help="wall-time cap of each row (a partial row)")
     ap.add_argument("--out", default="runs/strength")
+    ap.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue each row from its results in --out (a row stopped at --row-seconds plays its missing games)",
+    )
     ap.add_argument("--no-progress", action="store_true")
     a = ap.parse_args(argv)
 
     from boardzoo.envs import names
     from boardzoo.training.botformat import resolve
-    from boardzoo.training.tournament import run_tournament, save_results
+    from boardzoo.training.tournament import Results, run_tournament, save_results
 
     t0 = time.time()
     deadline = t0 + a.deadline_s if a.deadline_s else None
@@ -198,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
                 done.append(entry)
                 write()
                 continue
+            saved = out / f"{env_id}__{row}.json"
             res = run_tournament(
                 env_id,
                 bots,
@@ -208,9 +216,10 @@ def main(argv: list[str] | None = None) -> int:
                 command=f"boardzoo eval {env_id} --bots {','.join(bots)} --games {games} --seed {a.seed} "
                 f"--workers {a.workers}",
                 deadline=min(filter(None, (deadline, a.row_seconds and time.time() + a.row_seconds)), default=None),
+                resume=Results.load(saved) if a.resume and saved.is_file() else None,
             )
             if res.games:
-                save_results(res, out / f"{env_id}__{row}")
+                save_results(res, saved.with_suffix(""))
             entry.update(
                 games=len(res.games), truncated=res.truncated, wall_s=res.wall_s, table=res.table(), command=res.command
             )

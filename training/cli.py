@@ -80,7 +80,7 @@ def cmd_export(a: argparse.Namespace) -> None:
 
 
 def cmd_eval(a: argparse.Namespace) -> None:
-    from .tournament import run_tournament, save_results
+    from .tournament import Results, run_tournament, save_results
 
     bots = [b.strip() for b in a.bots.split(",") if b.strip()]
     if len(bots) < 1:
@@ -96,6 +96,7 @@ def cmd_eval(a: argparse.Namespace) -> None:
         seed=a.seed,
         progress=not a.no_progress,
         command=command,
+        resume=Results.load(a.resume) if a.resume else None,
     )
     print(res.format())
     out = a.out or f"runs/eval/{a.env_id}_{'_'.join(b.replace(':', '-').replace('/', '-') for b in bots)}"
@@ -193,6 +194,12 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--seed", type=int, default=0)
     v.add_argument("--options", default=None, help="game options as JSON (default: a neural bot's own)")
     v.add_argument("--out", default=None, help="results path stem (.json and .png)")
+    v.add_argument(
+        "--resume",
+        default=None,
+        metavar="JSON",
+        help="an earlier run's results (.json): keep its games, play the missing ones (same bots, seed, options)",
+    )
     v.add_argument("--no-progress", action="store_true")
     v.set_defaults(fn=cmd_eval)
 

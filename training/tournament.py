@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing as mp
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from boardzoo.envs import make_game
+from boardzoo.envs import BoardZooError, make_game
 from boardzoo.envs.core.arena import Z95, play_game, wilson  # noqa: F401  (re-exported)
 
 from .bots import check_spec, default_options, make_bot
@@ -106,6 +107,10 @@ class Results:
     options: dict = field(default_factory=dict)
     truncated: bool = False
     """stopped at a deadline before all games were played (:func:`run_tournament`)"""
+    seed: int | None = None
+    """the tournament seed (game ``g`` is seeded from it, so a resumed run plays the same games)"""
+    planned: int = 0
+    """games asked for (``len(games)`` is less where the run stopped at a deadline)"""
 
     def table(self) -> list[dict]:
         """Per-bot win rates with Wilson 95% intervals and OpenSkill ratings."""
@@ -150,9 +155,41 @@ class Results:
             "command": self.command,
             "options": self.options,
             "truncated": self.truncated,
+            "seed": self.seed,
+            "planned_games": self.planned,
             "table": self.table(),
             "games": self.games,
         }
+
+    @classmethod
+    def from_json(cls, data: dict) -> Results:
+        """The inverse of :meth:`to_json`; data written before the ``seed`` key existed take it from
+        their recorded command's ``--seed``."""
+        seed = data.get("seed")
+        if seed is None:
+            m = re.search(r"--seed[ =](-?\d+)", data.get("command", ""))
+            seed = int(m.group(1)) if m else None
+        return cls(
+            data["env_id"],
+            int(data["num_players"]),
+            list(data["bots"]),
+            games=[dict(r) for r in data["games"]],
+            wall_s=float(data.get("wall_s", 0.0)),
+            command=data.get("command", ""),
+            options=dict(data.get("options", {})),
+            truncated=bool(data.get("truncated", False)),
+            seed=seed,
+            planned=int(data.get("planned_games", data.get("num_games", 0))),
+        )
+
+    @classmethod
+    def load(cls, path: str | Path) -> Results:
+        """The results :func:`save_results` wrote (``<out>.json``)."""
+        path = Path(path)
+        try:
+            return cls.from_json(json.loads(path.read_text()))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+            raise BoardZooError(f"{path}: not a tournament results file ({type(e).__name__}: {e})") from e
 
     def format(self) -> str:
         rows = self.table()
@@ -219,6 +256,7 @@ def run_tournament(
     command: str = "",
     on_result: Callable[[dict], None] | None = None,
     deadline: float | None = None,
+    resume: Results | None = None,
 ) -> Results:
     """Play ``games`` games of ``env_id`` between ``bots`` and return the results.
 
@@ -228,6 +266,12 @@ def run_tournament(
     longest run of finished game numbers, rounded down to whole seat rotations (a multiple of the
     line-up's cycle), so that neither slow games nor a seat is left out selectively;
     ``Results.truncated`` is then True.
+
+    ``resume`` (:meth:`Results.load` of an earlier run's results): keep its games and play only the
+    missing game numbers below ``games`` (the rest of a run stopped at a deadline, or more games for
+    a finished one). Game ``g``'s seeds depend only on ``seed`` and ``g``, so with the same code the
+    result is the run that was not stopped; a resume whose game, bots, player count, options, seed or
+    seats differ is refused with an error naming the difference.
     """
     options = dict(options) if options is not None else default_options(env_id, bots)
     game = make_game(env_id, **options)
@@ -240,8 +284,14 @@ def run_tournament(
             if b.startswith("neural"):  # fail before starting workers
                 make_bot(b, game, 0, 0)
     tasks = [(g, n, bots, lineup(g, len(bots), n), seed * 1_000_003 + g) for g in range(games)]
-    res = Results(env_id, n, [bot_name(b) for b in bots], command=command, options=dict(game.options))
-    t0 = time.time()
+    res = Results(
+        env_id, n, [bot_name(b) for b in bots], command=command, options=dict(game.options), seed=seed, planned=games
+    )
+    if resume is not None:
+        res.games = _resumable(resume, res, games, len(bots))
+        have = {r["game"] for r in res.games}
+        tasks = [t for t in tasks if t[0] not in have]
+    t0 = time.time() - (resume.wall_s if resume is not None else 0.0)
     bar = None
     if progress:
         import sys
@@ -252,6 +302,7 @@ def run_tournament(
             total=games,
             desc=f"{env_id} {','.join(res.bots)}",
             unit="game",
+            initial=len(res.games),
             mininterval=0.2 if sys.stderr.isatty() else 30.0,
         )
     if workers <= 1:
@@ -260,9 +311,7 @@ def run_tournament(
         pool = None
     else:
         pool = mp.get_context("fork").Pool(workers, initializer=_init_worker, initargs=(env_id, options))
-        # under a deadline, one game per task: what is kept is the prefix of finished game numbers
-        chunk = 1 if deadline is not None else max(1, min(16, games // (workers * 8) or 1))
-        it = pool.imap_unordered(_play_one, tasks, chunksize=chunk)
+        it = pool.imap_unordered(_play_one, tasks, chunksize=chunk_size(len(tasks), workers, deadline))
     stopped = False
     try:
         for r in it:
@@ -295,6 +344,36 @@ def run_tournament(
         res.truncated = True
     res.wall_s = time.time() - t0
     return res
+
+
+def chunk_size(tasks: int, workers: int, deadline: float | None) -> int:
+    """Games per task sent to a worker: one under a deadline (what is kept is the prefix of finished
+    game numbers), else up to 16 while every worker still gets about eight chunks of the games to play."""
+    return 1 if deadline is not None else max(1, min(16, tasks // (workers * 8)))
+
+
+def _resumable(old: Results, new: Results, games: int, k: int) -> list[dict]:
+    """``old``'s games, checked to be games of the tournament ``new`` describes (see run_tournament)."""
+    for what, a, b in (
+        ("game", old.env_id, new.env_id),
+        ("bots", old.bots, new.bots),
+        ("players", old.num_players, new.num_players),
+        ("options", old.options, new.options),
+        ("seed", old.seed, new.seed),
+    ):
+        if a != b:
+            raise BoardZooError(f"resume: the results are of another tournament: {what} {a!r} there, {b!r} here")
+    kept = []
+    for r in old.games:
+        g = r.get("game")
+        if not isinstance(g, int) or not 0 <= g < games:
+            raise BoardZooError(f"resume: the results hold game {g!r}, not one of this run's 0..{games - 1}")
+        if r.get("seats") != lineup(g, k, new.num_players):
+            raise BoardZooError(f"resume: game {g}'s seats {r.get('seats')} are not this line-up's")
+        kept.append(r)
+    if len({r["game"] for r in kept}) != len(kept):
+        raise BoardZooError("resume: the results hold a game number twice")
+    return kept
 
 
 def save_results(res: Results, out: str | Path) -> tuple[Path, Path]:

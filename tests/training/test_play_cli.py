@@ -56,6 +56,13 @@ def test_cli_eval_and_errors(tiny_games, tmp_path, capsys):
     assert "unknown env id" in capsys.readouterr().err
     assert main(["eval", "tinynim_v0", "--bots", "neural", "--games", "3"]) == 2
     assert "no shipped bot for tinynim_v0" in capsys.readouterr().err
+    base = ["eval", "tinynim_v0", "--bots", "heuristic,random,mcts:10", "--workers", "1", "--no-progress"]
+    more = tmp_path / "more"
+    assert main([*base, "--games", "36", "--resume", str(stem.with_suffix(".json")), "--out", str(more)]) == 0
+    grown = json.loads(more.with_suffix(".json").read_text())
+    assert grown["num_games"] == 36 and grown["games"][:30] == data["games"]
+    assert main([*base, "--games", "36", "--seed", "1", "--resume", str(stem.with_suffix(".json"))]) == 2
+    assert "another tournament: seed 0 there, 1 here" in capsys.readouterr().err
 
 
 def test_cli_train_bad_config(tiny_games, tmp_path, capsys):

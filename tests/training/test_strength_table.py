@@ -79,3 +79,19 @@ def test_bench_search_times_each_bot_in_each_game(tmp_path, capsys):
     assert "| `hidden_castle_v0` |" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         bench.main(["--decisions", "0"])
+
+
+def test_resume_finishes_a_partial_row(tmp_path):
+    table = _table()
+    out = tmp_path / "st"
+    argv = ["--envs", "challengers_v0", "--rows", "search-neural", "--search", "2", "--search-games", "4"]
+    argv += ["--time-games", "0", "--workers", "1", "--out", str(out), "--no-progress"]
+    assert table.main(argv) == 0
+    path = out / "challengers_v0__search-neural.json"
+    whole = json.loads(path.read_text())
+    cut = dict(whole, games=whole["games"][:2], truncated=True)
+    path.write_text(json.dumps(cut))
+    assert table.main(argv + ["--resume"]) == 0
+    again = json.loads(path.read_text())
+    assert [g["game"] for g in again["games"]] == [0, 1, 2, 3] and not again["truncated"]
+    assert again["games"] == whole["games"]  # the missing games are the ones the whole run played

@@ -177,3 +177,71 @@ def test_one_thread_limits_torch_and_blas_in_the_process():
     torch_threads, pools = json.loads(out.stdout)
     assert torch_threads == 1
     assert pools and set(pools) == {1}  # numpy's BLAS was found, and limited
+
+
+def test_resume_plays_the_missing_games_as_the_whole_run_would(tiny_games, tmp_path):
+    from boardzoo.training.tournament import Results
+
+    full = run_tournament(
+        "claim_v0", ["random", "random", "random"], 24, num_players=3, workers=2, seed=7, progress=False
+    )
+    part = Results.from_json(full.to_json())
+    keep = [r for r in part.games if r["game"] % 5 != 2][:15]  # a gap-ridden subset, as a stopped run leaves
+    part.games, part.truncated = keep, True
+    save_results(part, tmp_path / "part")
+    res = run_tournament(
+        "claim_v0", ["random", "random", "random"], 24, num_players=3, workers=2, seed=7, progress=False,
+        resume=Results.load(tmp_path / "part.json"),
+    )  # fmt: skip
+    assert not res.truncated and res.games == full.games and res.seed == 7 and res.planned == 24
+    assert res.table() == full.table()
+    # more games than the earlier run: its 24 kept, 25..29 played
+    more = run_tournament(
+        "claim_v0", ["random", "random", "random"], 30, num_players=3, workers=1, seed=7, progress=False, resume=res
+    )
+    assert more.games[:24] == full.games and [r["game"] for r in more.games] == list(range(30))
+
+
+@pytest.mark.parametrize(
+    "change,field",
+    [
+        ({"seed": 8}, "seed"),
+        ({"bots": ["random", "random"]}, "bots"),
+        ({"num_players": 2}, "players"),
+        ({"games": 10}, "game 1"),
+    ],
+)
+def test_resume_refuses_another_tournament(tiny_games, change, field):
+    from boardzoo.envs import BoardZooError
+
+    base = {"bots": ["random", "random", "random"], "num_players": 3, "seed": 7, "games": 12}
+    first = run_tournament("claim_v0", base["bots"], 12, num_players=3, workers=1, seed=7, progress=False)
+    first.games = first.games[1:]
+    kw = {**base, **change}
+    games = kw.pop("games")
+    with pytest.raises(BoardZooError, match=field):
+        run_tournament("claim_v0", games=games, workers=1, progress=False, resume=first, **kw)
+
+
+def test_results_without_a_seed_key_take_the_commands(tiny_games, tmp_path):
+    from boardzoo.envs import BoardZooError
+    from boardzoo.training.tournament import Results
+
+    res = run_tournament(
+        "claim_v0", [Always, Never], 4, workers=1, seed=3, progress=False, command="boardzoo eval x --seed 3"
+    )
+    data = res.to_json()
+    del data["seed"]
+    (tmp_path / "old.json").write_text(json.dumps(data))
+    assert Results.load(tmp_path / "old.json").seed == 3
+    (tmp_path / "bad.json").write_text("{}")
+    with pytest.raises(BoardZooError, match="bad.json: not a tournament results file"):
+        Results.load(tmp_path / "bad.json")
+
+
+def test_chunks_spread_the_games_left_to_play_over_the_workers():
+    from boardzoo.training.tournament import chunk_size
+
+    assert chunk_size(10, 2, None) == 1  # a resume with 10 of 200 games left: not one chunk on one worker
+    assert chunk_size(200, 2, None) == 12 and chunk_size(100_000, 2, None) == 16
+    assert chunk_size(200, 2, deadline=1.0) == 1
