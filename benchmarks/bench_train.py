@@ -14,7 +14,8 @@ For each game, two rows measured back to back:
 * **reference**: sb3-contrib's MaskablePPO on a trivial masked env (:class:`TrivialMaskedEnv`: the
   game's observation and action sizes, random observations and masks, 100-step episodes), with the
   same number and kind of envs, network, PPO batch, update threads and Adam (fused where torch has
-  it): what SB3 itself costs on this machine.
+  it), and sb3-contrib's own rollout loop (with ``vec: batched`` its envs step in the workers in
+  lockstep, where ours play whole rollouts there): what SB3 itself costs on this machine.
 
 ``--time-to-bar ENV`` instead trains ``configs/ENV.yaml`` (imitation warm start included, in a
 temporary run folder unless ``--run-dir``) with ``eval.stop_at_bar``: evaluations against random and
@@ -143,6 +144,7 @@ def bench_reference(cfg, steps: int, obs_size: int, num_actions: int) -> dict:
         seed=0,
     )
     model.update_threads = update_threads(cfg)
+    model.worker_rollouts = False  # SB3's own rollout loop (with vec: batched, lockstep steps)
     try:
         n, dt = _timed_learn(model, steps, p.n_steps * cfg.n_envs)
     finally:

@@ -205,17 +205,29 @@ def update_threads(cfg: TrainConfig) -> int:
 
 @cache
 def ppo_class() -> Any:
-    """MaskablePPO whose update (``train``) runs on ``update_threads`` torch threads.
+    """MaskablePPO whose update (``train``) runs on ``update_threads`` torch threads and whose rollout
+    runs in the workers of a ``vec: batched`` env (:meth:`.vec.BatchedSubprocVecEnv.rollout`).
 
-    The rollout runs on one thread (``one_thread``: the envs, the opponents' and the learner's
-    forward passes are small, and the workers share the cores); during the update the envs wait,
-    so the update may use every core (measured on 2 cores: the update 1.3-1.6x faster, 1.1-1.25x
-    more learner samples/s; ``benchmarks/bench_train.py``, training/README.md)."""
+    The rollout: with any other vec env, sb3-contrib's loop (one thread, ``one_thread``: the envs,
+    the opponents' and the learner's forward passes are small). With ``vec: batched`` each worker
+    plays its envs for the whole rollout with a copy of the policy (the same torch forward pass:
+    sampled actions, values, log-probabilities) instead of waiting for the learner at every step;
+    the buffer gets the same arrays sb3-contrib's loop would write, and the callback's ``on_step``
+    runs once per step afterwards with that step's ``infos`` and ``dones`` (so league snapshots and
+    pool stages set during a rollout reach the opponents from the next one: the policy, and so a
+    snapshot's weights, do not change within a rollout). The workers' draws come from a seed drawn
+    from the learner's torch generator. During the update the envs wait, so the update may use every
+    core (measured on 2 cores: the update 1.3-1.6x faster; ``benchmarks/bench_train.py``,
+    training/README.md)."""
     import torch
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.utils import obs_as_tensor
+
+    from .vec import BUFFER_KEYS
 
     class ThreadedMaskablePPO(MaskablePPO):
         update_threads = 1
+        worker_rollouts = True  # False: sb3-contrib's rollout loop with any vec env (the benchmark's reference)
 
         def train(self) -> None:
             before = torch.get_num_threads()
@@ -224,6 +236,49 @@ def ppo_class() -> Any:
                 super().train()
             finally:
                 torch.set_num_threads(before)
+
+        def collect_rollouts(self, env, callback, rollout_buffer, n_rollout_steps, use_masking=True):  # type: ignore[no-untyped-def]
+            rollout = getattr(env, "rollout", None) if self.worker_rollouts else None
+            if rollout is None or not use_masking:
+                return super().collect_rollouts(env, callback, rollout_buffer, n_rollout_steps, use_masking)
+            assert self._last_obs is not None, "No previous observation was provided"
+            self.policy.set_training_mode(False)
+            rollout_buffer.reset()
+            callback.on_rollout_start()
+            seed = int(torch.randint(0, 1 << 62, (1,)).item())
+            data = rollout(self.policy, n_rollout_steps, self._last_episode_starts, self.gamma, seed)
+            b = rollout_buffer
+            for key in BUFFER_KEYS:
+                arr = getattr(b, key)
+                arr[:] = data[key].reshape(arr.shape)
+            b.pos, b.full = n_rollout_steps, True  # where n_rollout_steps calls of add() leave it
+            for t in range(n_rollout_steps):
+                self.num_timesteps += env.num_envs
+                infos, dones = data["infos"][t], data["dones"][t]
+                new_obs = data["observations"][t + 1] if t + 1 < n_rollout_steps else data["last_obs"]
+                callback.update_locals(
+                    {
+                        "infos": infos,
+                        "dones": dones,
+                        "new_obs": new_obs,
+                        "rewards": data["rewards"][t],
+                        "actions": data["actions"][t],
+                        "values": data["values"][t],
+                        "log_probs": data["log_probs"][t],
+                        "n_steps": t,
+                        "env": env,
+                    }
+                )
+                if not callback.on_step():
+                    return False
+                self._update_info_buffer(infos, dones)
+            self._last_obs = data["last_obs"]
+            self._last_episode_starts = data["dones"][-1]
+            with torch.no_grad():
+                values = self.policy.predict_values(obs_as_tensor(self._last_obs, self.device))
+            rollout_buffer.compute_returns_and_advantage(last_values=values, dones=data["dones"][-1])
+            callback.on_rollout_end()
+            return True
 
     return ThreadedMaskablePPO
 
@@ -250,10 +305,10 @@ def _new_or_saved_model(cfg: TrainConfig, vec: Any, folder: RunFolder, seeds: Ru
         "activation_fn": act,
         "optimizer_kwargs": {"eps": 1e-5, **fused_adam()},  # SB3's Adam eps for PPO, fused where torch has it
     }
-    policy: Any = "MlpPolicy"
-    if cfg.net.action_skip > 0:
-        from .sb3_policy import ActionSkipPolicy
+    from .sb3_policy import ActionSkipPolicy, LeanMaskedPolicy
 
+    policy: Any = LeanMaskedPolicy
+    if cfg.net.action_skip > 0:
         policy = ActionSkipPolicy
         policy_kwargs.update(
             action_skip=cfg.net.action_skip,

@@ -1,4 +1,5 @@
-"""``vec: batched`` (BatchedSubprocVecEnv) behaves exactly like SB3's DummyVecEnv."""
+"""``vec: batched`` (BatchedSubprocVecEnv) steps like SB3's DummyVecEnv, and its worker rollouts fill
+MaskablePPO's buffer as sb3-contrib's loop would."""
 
 from __future__ import annotations
 
@@ -55,20 +56,111 @@ def test_config_selects_batched():
         vec.close()
 
 
-def test_training_on_batched_workers_learns_what_dummy_learns(tiny_games, tmp_path):
-    """``vec: batched`` only moves the games to other processes: the same run (seed, opponents,
-    snapshots, PPO updates) ends with the same weights as ``vec: dummy``, so a config can switch."""
+class _Recorder:
+    """A callback recording what ``on_step`` sees: the step count, and each step's infos and dones."""
+
+    def __new__(cls):
+        from stable_baselines3.common.callbacks import BaseCallback
+
+        class Rec(BaseCallback):
+            def __init__(self):
+                super().__init__()
+                self.seen = []
+
+            def _on_step(self) -> bool:
+                infos = [{k: v for k, v in i.items() if k != "action_mask"} for i in self.locals["infos"]]
+                self.seen.append((self.num_timesteps, np.array(self.locals["dones"]), repr(infos)))
+                return True
+
+        return Rec()
+
+
+def _model(vec_kind, tmp_path, workers=1):
+    from types import SimpleNamespace
+
+    from boardzoo.training.run import RunSeeds
+    from boardzoo.training.train import build_model
+
+    cfg = config_from_dict(
+        {
+            "env_id": "hidden_castle_v0",
+            "n_envs": 3,
+            "vec": vec_kind,
+            "workers": workers,
+            "seed": 4,
+            "net": {"hidden": [16]},
+            "ppo": {"n_steps": 40, "batch_size": 40, "n_epochs": 1, "gamma": 0.9},
+            "pool": {"schedule": [{"start": 0.0, "heuristic": 0.5, "random": 0.5}]},
+            "bc": {"games": 0},
+        }
+    )
+    seeds = RunSeeds(cfg.seed)
+    vec = make_vec_env(cfg, seeds)
+    folder = SimpleNamespace(resume=False, path=lambda name: tmp_path / name)
+    model = build_model(cfg, vec, folder, seeds)  # type: ignore[arg-type]
+    model.tensorboard_log = None
+    return model, vec
+
+
+def test_worker_rollout_fills_the_buffer_as_sb3_contribs_loop_would(tmp_path):
+    """With one worker seeded as the learner would be, ``vec: batched``'s rollout (the workers play
+    the policy's copy) writes the same buffer, step count, last observation and callback steps as
+    sb3-contrib's own loop over the same envs; a second rollout with changed weights too."""
+    import torch
+
+    ref, ref_vec = _model("dummy", tmp_path / "d")
+    bat, bat_vec = _model("batched", tmp_path / "b")
+    try:
+        assert isinstance(bat_vec, BatchedSubprocVecEnv) and not hasattr(ref_vec, "rollout")
+        bat.policy.load_state_dict(ref.policy.state_dict())
+        for m in (ref, bat):
+            m._setup_learn(10_000)  # resets the envs (same seeds) and SB3's bookkeeping, as learn() does
+        for rnd in range(2):
+            torch.manual_seed(rnd)
+            before = torch.get_rng_state()
+            seed = int(torch.randint(0, 1 << 62, (1,)).item())  # the worker seed the batched rollout draws
+            torch.set_rng_state(before)
+            rec_b = _Recorder()
+            rec_b.init_callback(bat)
+            assert bat.collect_rollouts(bat.env, rec_b, bat.rollout_buffer, 40)
+            torch.manual_seed(seed)
+            rec_r = _Recorder()
+            rec_r.init_callback(ref)
+            assert ref.collect_rollouts(ref.env, rec_r, ref.rollout_buffer, 40)
+            for key in ("observations", "actions", "rewards", "episode_starts", "values", "log_probs",
+                        "action_masks", "returns", "advantages"):  # fmt: skip
+                np.testing.assert_array_equal(getattr(ref.rollout_buffer, key), getattr(bat.rollout_buffer, key), key)
+            assert bat.rollout_buffer.full and bat.rollout_buffer.pos == 40
+            assert ref.num_timesteps == bat.num_timesteps == 120 * (rnd + 1)
+            np.testing.assert_array_equal(ref._last_obs, bat._last_obs)
+            np.testing.assert_array_equal(ref._last_episode_starts, bat._last_episode_starts)
+            assert len(rec_r.seen) == len(rec_b.seen) == 40
+            for (n1, d1, i1), (n2, d2, i2) in zip(rec_r.seen, rec_b.seen):
+                assert n1 == n2 and (d1 == d2).all() and i1 == i2
+            assert sum(d.sum() for _, d, _ in rec_b.seen) > 0  # games ended (and reset) within the rollout
+            with torch.no_grad():  # an update between rollouts: the workers must play the new weights
+                for p1, p2 in zip(ref.policy.parameters(), bat.policy.parameters()):
+                    p1.mul_(1.5)
+                    p2.mul_(1.5)
+    finally:
+        ref_vec.close()
+        bat_vec.close()
+
+
+def test_training_on_batched_workers_is_reproducible(tiny_games, tmp_path):
+    """Two workers' rollouts are seeded from the learner's generator: the same config and seed end
+    with the same weights; the envs step in the workers and the buffer is full every update."""
     from boardzoo.training.train import train
 
-    def run(vec: str) -> dict:
+    def run(name: str, seed: int) -> dict:
         cfg = config_from_dict(
             {
                 "env_id": "tinynim_v0",
                 "total_steps": 768,
                 "n_envs": 3,
-                "vec": vec,
+                "vec": "batched",
                 "workers": 2,
-                "seed": 5,
+                "seed": seed,
                 "net": {"hidden": [16]},
                 "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 2},
                 "pool": {"snapshot_every": 192, "schedule": [{"start": 0.0, "snapshot": 0.5, "heuristic": 0.5}]},
@@ -76,14 +168,15 @@ def test_training_on_batched_workers_learns_what_dummy_learns(tiny_games, tmp_pa
                 "bc": {"games": 0},
             }
         )
-        folder = train(cfg, run_dir=tmp_path / vec, progress=False, log=lambda s: None)
+        folder = train(cfg, run_dir=tmp_path / name, progress=False, log=lambda s: None)
         with np.load(folder / "policy.npz") as z:
             return {k: z[k] for k in z.files}
 
-    dummy, batched = run("dummy"), run("batched")
-    assert dummy.keys() == batched.keys() and dummy
-    for k in dummy:
-        np.testing.assert_array_equal(dummy[k], batched[k], err_msg=k)
+    a, b, c = run("a", 5), run("b", 5), run("c", 6)
+    assert a.keys() == b.keys() and a
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+    assert any(not np.array_equal(a[k], c[k]) for k in a)
 
 
 def test_update_runs_on_update_threads_and_the_rollout_on_one(tiny_games, tmp_path):
