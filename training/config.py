@@ -157,7 +157,8 @@ class TrainConfig:
     """parallel envs"""
     vec: str = "subproc"
     """subproc (one process per env), dummy (in-process) or batched (n_envs spread over ``workers``
-    processes, each stepping its share per message: the fast layout for many envs)"""
+    processes, each playing its share for a whole rollout with a copy of the policy: the fast layout
+    for many envs)"""
     workers: int | None = None
     """vec: batched only: worker processes (null: one per CPU)"""
     update_threads: int | None = None

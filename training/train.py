@@ -51,7 +51,8 @@ def _env_fn(cfg: TrainConfig, rank: int, seeds: RunSeeds) -> Callable[[], SelfPl
 
 def make_vec_env(cfg: TrainConfig, seeds: RunSeeds | None = None):
     """``cfg.n_envs`` self-play envs: one process each (``vec: subproc``), in this process
-    (``dummy``), or spread over ``cfg.workers`` processes (``batched``, :mod:`.vec`)."""
+    (``dummy``), or spread over ``cfg.workers`` processes that play whole rollouts (``batched``,
+    :mod:`.vec`, :func:`ppo_class`)."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     seeds = seeds or RunSeeds(cfg.seed)
