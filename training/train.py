@@ -222,6 +222,7 @@ def ppo_class() -> Any:
     training/README.md)."""
     import torch
     from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import is_masking_supported
     from stable_baselines3.common.utils import obs_as_tensor
 
     from .vec import BUFFER_KEYS
@@ -243,6 +244,8 @@ def ppo_class() -> Any:
             if rollout is None or not use_masking:
                 return super().collect_rollouts(env, callback, rollout_buffer, n_rollout_steps, use_masking)
             assert self._last_obs is not None, "No previous observation was provided"
+            if not is_masking_supported(env):
+                raise ValueError("Environment does not support action masking. Consider using ActionMasker wrapper")
             self.policy.set_training_mode(False)
             rollout_buffer.reset()
             callback.on_rollout_start()

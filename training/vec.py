@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -190,6 +191,7 @@ class BatchedSubprocVecEnv(VecEnv):
             self.processes.append(p)
         self.waiting = False
         self.closed = False
+        self._rollout_policy: Any = None  # a weak reference to the policy the workers have copies of
         self.remotes[0].send(("get_spaces", None))
         obs_space, act_space = self.remotes[0].recv()
         super().__init__(n, obs_space, act_space)
@@ -208,15 +210,16 @@ class BatchedSubprocVecEnv(VecEnv):
 
     def rollout(self, policy: Any, n_steps: int, episode_starts: np.ndarray, gamma: float, seed: int) -> dict[str, Any]:
         """``n_steps`` steps of every env, each worker playing its envs with a copy of ``policy`` (an
-        SB3 ``ActorCriticPolicy``; its weights are sent, its class and constructor arguments once):
+        SB3 ``ActorCriticPolicy``; its weights are sent, its class and constructor arguments the
+        first time a policy object is used):
         the rollout buffer's arrays, ``(n_steps, num_envs, ...)``, the steps' ``dones`` and ``infos``
         (``infos[t][i]``), and ``last_obs``. ``seed`` seeds worker ``w``'s torch generator with
         ``seed + w`` (the actions sampled); ``gamma`` bootstraps truncated games."""
         state = {name: t.detach().cpu() for name, t in policy.state_dict().items()}
         spec = None
-        if getattr(self, "_rollout_policy", None) is not type(policy):
+        if self._rollout_policy is None or self._rollout_policy() is not policy:  # a new policy object
             spec = (type(policy), policy._get_constructor_parameters())
-            self._rollout_policy = type(policy)
+            self._rollout_policy = weakref.ref(policy)
         for w, (remote, s) in enumerate(zip(self.remotes, self.slices)):
             task = {
                 "state": state,

@@ -233,3 +233,28 @@ def test_update_runs_on_update_threads_and_the_rollout_on_one(tiny_games, tmp_pa
     finally:
         torch.set_num_threads(before)
         vec.close()
+
+
+def test_worker_rollout_uses_the_policy_it_is_given():
+    """A second policy object (another architecture) replaces the workers' copy; the values the
+    workers return are the given policy's on the observations they played."""
+    import gymnasium as gym
+    import torch
+    from stable_baselines3.common.utils import ConstantSchedule
+
+    from boardzoo.training.sb3_policy import LeanMaskedPolicy
+
+    bat = BatchedSubprocVecEnv(_fns(3), workers=2)
+    try:
+        bat.reset()
+        box = gym.spaces.Box(-np.inf, np.inf, bat.observation_space.shape, np.float32)
+        for arch, act in (([8], torch.nn.Tanh), ([16, 4], torch.nn.ReLU)):
+            pol = LeanMaskedPolicy(box, bat.action_space, ConstantSchedule(1e-3), net_arch=arch, activation_fn=act)
+            out = bat.rollout(pol, 5, np.ones(3, dtype=bool), 0.99, seed=1)
+            assert out["observations"].shape == (5, 3, box.shape[0]) and out["action_masks"].shape[:2] == (5, 3)
+            with torch.no_grad():
+                want = pol.predict_values(torch.as_tensor(out["observations"].reshape(15, -1))).numpy().reshape(5, 3)
+            np.testing.assert_allclose(out["values"], want, rtol=1e-5, atol=1e-6)
+            assert out["action_masks"][np.arange(5)[:, None], np.arange(3)[None], out["actions"].astype(int)].all()
+    finally:
+        bat.close()
