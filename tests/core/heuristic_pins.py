@@ -1,6 +1,9 @@
 """One pin for a heuristic's decisions, shared by every game's ``test_heuristic_decisions_unchanged``:
-a speed change to a heuristic must leave every action and every draw of the bot's generator (its
-tie breaks) unchanged on a fixed set of seeded games."""
+a speed change to a heuristic (its ``bot.py`` and what it reads of the rules) must leave every action
+and every draw of the bot's generator (its tie breaks) unchanged on a fixed set of seeded games,
+heuristic in every seat and against random bots. A game's test module holds only its cases and
+their stored hashes (:func:`pin_test`); :func:`self_play_actions` is the plain action record of
+seeded heuristic games for tests that compare two versions of a heuristic directly."""
 
 from __future__ import annotations
 
@@ -8,7 +11,9 @@ import hashlib
 from typing import Any
 
 import numpy as np
+import pytest
 
+from boardzoo.envs.core.arena import play_to_end
 from boardzoo.envs.core.bots import HeuristicBot, RandomBot
 from boardzoo.envs.core.game import CHANCE
 
@@ -42,3 +47,34 @@ def decisions_hash(game: Any, style: dict, n: int, all_heuristic: bool, seed: in
             st.apply_action(a)
         h.update(repr(st.scores()).encode())
     return h.hexdigest()[:16]
+
+
+def pin_test(game_class: Any, cases: list[tuple]) -> Any:
+    """The pytest test of a game's pins: ``cases`` are ``(options, heuristic style, players, heuristic
+    in every seat, seed, expected hash)``; each asserts :func:`decisions_hash` of
+    ``game_class(**options)`` equals the stored first 16 hex digits."""
+
+    @pytest.mark.parametrize(
+        "options,style,n,all_heuristic,seed,expected", cases, ids=[f"case{i}" for i in range(len(cases))]
+    )
+    def test_heuristic_decisions_unchanged(options, style, n, all_heuristic, seed, expected):
+        assert decisions_hash(game_class(**options), style, n, all_heuristic, seed) == expected
+
+    return test_heuristic_decisions_unchanged
+
+
+def self_play_actions(game: Any, bots_for: Any, games: int, seed: int) -> list[list[int]]:
+    """The actions of ``games`` seeded games of ``game`` on live states (``arena.play_to_end``):
+    game ``g`` between ``bots_for(g)``, chance from ``seed + g``."""
+    out = []
+    for g in range(games):
+        seq: list[int] = []
+        bots = bots_for(g)
+        play_to_end(
+            game.new_initial_state(len(bots)),
+            bots,
+            np.random.default_rng(seed + g),
+            on_decision=lambda st, p, a, seq=seq: seq.append(a),
+        )
+        out.append(seq)
+    return out

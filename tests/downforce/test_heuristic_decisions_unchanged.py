@@ -6,41 +6,36 @@ record is the action and the generator's state after the decision."""
 
 from __future__ import annotations
 
-import pytest
-from heuristic_pins import decisions_hash  # tests/core/heuristic_pins.py
+from heuristic_pins import pin_test  # tests/core/heuristic_pins.py
 
 from boardzoo.envs.downforce.rules import DownforceGame
 
-# (options, heuristic style, players, heuristic in every seat, seed) -> first 16 hex digits of the
-# SHA-256 of the decision records
-CASES = [
-    ({}, {}, 4, True, 1),
-    ({"action_features": True}, {}, 2, False, 2),
-    ({"powers": True, "extra_powers": True, "odds_betting": True}, {}, 3, True, 3),
-    ({"powers": True, "odds_winner_only": True, "track": "sprint", "steering": "auto"}, {}, 5, False, 4),
-    ({}, {"bet_own": True, "keep_speed8": 2.0}, 6, True, 5),
-    ({"powers": True}, {"steer": "auto"}, 4, True, 6),
-    # the shipped bot's imitation teacher (configs/downforce_v0.yaml, bc.teacher)
-    (
-        {"action_features": True},
-        {"bet_own": True, "keep_speed8": 2.0, "lead": 0.5, "rival_lead": 0.75, "grid_bonus": 2.0},
-        4,
-        True,
-        7,
-    ),
-]
-EXPECTED = {
-    0: "1a5070a907844228",
-    1: "086fdb43f59413eb",
-    2: "5a3f7ae45327383f",
-    3: "e3b78b6e39b6f160",
-    4: "7e28272a6026a297",
-    5: "24fc6be485c3723b",
-    6: "0e0eaff4f1158e97",
-}
-
-
-@pytest.mark.parametrize("case", range(len(CASES)))
-def test_heuristic_decisions_unchanged(case):
-    options, style, n, all_heuristic, seed = CASES[case]
-    assert decisions_hash(DownforceGame(**options), style, n, all_heuristic, seed) == EXPECTED[case]
+# (options, heuristic style, players, heuristic in every seat, seed, first 16 hex digits of the
+# SHA-256 of the decision records)
+test_heuristic_decisions_unchanged = pin_test(
+    DownforceGame,
+    [
+        ({}, {}, 4, True, 1, "1a5070a907844228"),
+        ({"action_features": True}, {}, 2, False, 2, "086fdb43f59413eb"),
+        ({"powers": True, "extra_powers": True, "odds_betting": True}, {}, 3, True, 3, "5a3f7ae45327383f"),
+        (
+            {"powers": True, "odds_winner_only": True, "track": "sprint", "steering": "auto"},
+            {},
+            5,
+            False,
+            4,
+            "e3b78b6e39b6f160",
+        ),
+        ({}, {"bet_own": True, "keep_speed8": 2.0}, 6, True, 5, "7e28272a6026a297"),
+        ({"powers": True}, {"steer": "auto"}, 4, True, 6, "24fc6be485c3723b"),
+        # the shipped bot's imitation teacher (configs/downforce_v0.yaml, bc.teacher)
+        (
+            {"action_features": True},
+            {"bet_own": True, "keep_speed8": 2.0, "lead": 0.5, "rival_lead": 0.75, "grid_bonus": 2.0},
+            4,
+            True,
+            7,
+            "0e0eaff4f1158e97",
+        ),
+    ],
+)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+from heuristic_pins import self_play_actions  # tests/core/heuristic_pins.py
 
 from boardzoo.envs import make_game
-from boardzoo.envs.core.arena import play_to_end
 from boardzoo.envs.get_on_board import bot
 
 
@@ -13,18 +13,9 @@ def _play(games: int) -> list[list[int]]:
     """The actions of ``games`` seeded self-play games of the heuristic on live states (its game
     declares it fair, so ``play_to_end`` hands it the state itself, one action on each time)."""
     game = make_game("get_on_board_v0")
-    out = []
-    for g in range(games):
-        seq: list[int] = []
-        bots = [game.heuristic_bot(s, seed=10 * g + s) for s in range(2 + g % 2)]
-        play_to_end(
-            game.new_initial_state(len(bots)),
-            bots,
-            np.random.default_rng(100 + g),
-            on_decision=lambda st, p, a, seq=seq: seq.append(a),
-        )
-        out.append(seq)
-    return out
+    return self_play_actions(
+        game, lambda g: [game.heuristic_bot(s, seed=10 * g + s) for s in range(2 + g % 2)], games, 100
+    )
 
 
 def test_heuristic_reuses_its_turn_search_and_plays_what_a_fresh_search_plays(monkeypatch):

@@ -4,10 +4,9 @@ on its own."""
 
 from __future__ import annotations
 
-import numpy as np
+from heuristic_pins import self_play_actions  # tests/core/heuristic_pins.py
 
 from boardzoo.envs import make_game
-from boardzoo.envs.core.arena import play_to_end
 from boardzoo.envs.core.bots import HeuristicBot
 from boardzoo.envs.harmonies import bot
 from boardzoo.envs.harmonies.evaluate import place_value, take_value
@@ -17,18 +16,9 @@ from boardzoo.envs.harmonies.rules import HEXES
 def _play(policy_fn, games: int) -> list[list[int]]:
     """The actions of ``games`` seeded self-play games of the heuristic ``policy_fn`` on live states."""
     game = make_game("harmonies_v0")
-    out = []
-    for g in range(games):
-        seq: list[int] = []
-        bots = [HeuristicBot(policy_fn, seed=10 * g + s) for s in range(2 + g % 3)]
-        play_to_end(
-            game.new_initial_state(len(bots)),
-            bots,
-            np.random.default_rng(200 + g),
-            on_decision=lambda st, p, a, seq=seq: seq.append(a),
-        )
-        out.append(seq)
-    return out
+    return self_play_actions(
+        game, lambda g: [HeuristicBot(policy_fn, seed=10 * g + s) for s in range(2 + g % 3)], games, 200
+    )
 
 
 def test_heuristic_shared_colour_values_play_as_per_action_values(monkeypatch):

@@ -1,33 +1,21 @@
-"""The Harmonies heuristic's decisions on a fixed set of seeded games (heuristic in every seat
-and against random bots, several player counts) hash to stored values: a speed change to the
-heuristic (``bot.py``, and what it reads of the rules) must leave every action and every draw of
-the bot's generator (its tie breaks) unchanged. Each record is the action and the generator's
-state after the decision. The values were computed before the speed work of 2026-12-07 (at
-f2b8c9a) and again after it: the same."""
+"""The Harmonies heuristic's decisions pinned (``tests/core/heuristic_pins.py``: several player
+counts, heuristic in every seat and against random bots). The values were computed before the
+speed work of 2026-12-07 (at f2b8c9a) and again after it: the same."""
 
 from __future__ import annotations
 
-import pytest
-from heuristic_pins import decisions_hash  # tests/core/heuristic_pins.py
+from heuristic_pins import pin_test  # tests/core/heuristic_pins.py
 
 from boardzoo.envs.harmonies.rules import HarmoniesGame
 
-# (players, heuristic in every seat, seed) -> first 16 hex digits of the SHA-256 of the records
-CASES = [
-    (2, True, 1),
-    (3, True, 2),
-    (4, True, 3),
-    (2, False, 4),
-]
-EXPECTED = {
-    0: "25253dc64bf3dccc",
-    1: "6305201f305e9e4c",
-    2: "3fc7e65fcd527778",
-    3: "363306946016670b",
-}
-
-
-@pytest.mark.parametrize("case", range(len(CASES)))
-def test_heuristic_decisions_unchanged(case):
-    n, all_heuristic, seed = CASES[case]
-    assert decisions_hash(HarmoniesGame(), {}, n, all_heuristic, seed) == EXPECTED[case]
+# (options, heuristic style, players, heuristic in every seat, seed, first 16 hex digits of the
+# SHA-256 of the decision records)
+test_heuristic_decisions_unchanged = pin_test(
+    HarmoniesGame,
+    [
+        ({}, {}, 2, True, 1, "25253dc64bf3dccc"),
+        ({}, {}, 3, True, 2, "6305201f305e9e4c"),
+        ({}, {}, 4, True, 3, "3fc7e65fcd527778"),
+        ({}, {}, 2, False, 4, "363306946016670b"),
+    ],
+)

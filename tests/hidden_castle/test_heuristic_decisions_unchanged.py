@@ -6,33 +6,22 @@ decision."""
 
 from __future__ import annotations
 
-import pytest
-from heuristic_pins import decisions_hash  # tests/core/heuristic_pins.py
+from heuristic_pins import pin_test  # tests/core/heuristic_pins.py
 
 from boardzoo.envs.hidden_castle.rules import HiddenCastleGame
 
-# (options, heuristic style, players, heuristic in every seat, seed) -> first 16 hex digits of the
-# SHA-256 of the decision records
 MIDNIGHT = {"midnight_party": True}
-CASES = [
-    ({}, {}, 2, True, 1),
-    ({}, {}, 3, True, 2),
-    ({}, {}, 4, False, 3),
-    (MIDNIGHT, {}, 2, False, 4),
-    (MIDNIGHT, {}, 3, True, 5),
-    (MIDNIGHT, {}, 4, True, 6),
-]
-EXPECTED = {
-    0: "500217f35d1c369f",
-    1: "41e34c3c80e1de28",
-    2: "92e29acc02214300",
-    3: "d4933dacfe607cdd",
-    4: "aec44f1d872a6129",
-    5: "f42a82ebe397489d",
-}
 
-
-@pytest.mark.parametrize("case", range(len(CASES)))
-def test_heuristic_decisions_unchanged(case):
-    options, style, n, all_heuristic, seed = CASES[case]
-    assert decisions_hash(HiddenCastleGame(**options), style, n, all_heuristic, seed) == EXPECTED[case]
+# (options, heuristic style, players, heuristic in every seat, seed, first 16 hex digits of the
+# SHA-256 of the decision records)
+test_heuristic_decisions_unchanged = pin_test(
+    HiddenCastleGame,
+    [
+        ({}, {}, 2, True, 1, "500217f35d1c369f"),
+        ({}, {}, 3, True, 2, "41e34c3c80e1de28"),
+        ({}, {}, 4, False, 3, "92e29acc02214300"),
+        (MIDNIGHT, {}, 2, False, 4, "d4933dacfe607cdd"),
+        (MIDNIGHT, {}, 3, True, 5, "aec44f1d872a6129"),
+        (MIDNIGHT, {}, 4, True, 6, "f42a82ebe397489d"),
+    ],
+)
